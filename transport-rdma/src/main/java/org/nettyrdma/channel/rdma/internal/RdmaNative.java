@@ -1,0 +1,157 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.internal;
+
+import java.io.IOException;
+
+/**
+ * The native calls this project needs and DiSNI 2.1 does not offer. They live in the same
+ * {@code libdisni.so} as DiSNI's own entry points (see {@code src/main/c/rdma_native.c}).
+ *
+ * <p>Every handle is the raw C pointer as a {@code long}, exactly like DiSNI's
+ * ({@code NatObject.getObjId()}), so a DiSNI object and these calls can share one native object.
+ * Results that do not fit a return value are written into caller-provided native memory whose
+ * layouts are fixed by the {@code *_OFFSET} constants below, little-endian as on x86-64.
+ *
+ * <p>Thread-safety: the calls keep no state of their own; the objects they touch follow
+ * rdma-core's rules. Nothing here blocks: the event-reading calls use the channels' non-blocking
+ * fds, so they are safe to call from an event loop.
+ *
+ * <p>Call {@link NativeLibrary#ensureLoaded()} before any method here.
+ */
+public final class RdmaNative {
+
+    /** Version of the contract between this class and the C code; the C side returns the same. */
+    public static final int ABI_VERSION = 1;
+
+    // ---- CM event record written by pollCmEvent -----------------------------------------------
+    /** {@code rdma_cm_id*} the event is about (for a connect request: the new child id). */
+    public static final int CM_EVENT_ID_OFFSET = 0;
+    /** The listening {@code rdma_cm_id*} for a connect request, else 0. */
+    public static final int CM_EVENT_LISTEN_ID_OFFSET = 8;
+    /** {@code enum rdma_cm_event_type}, int. */
+    public static final int CM_EVENT_TYPE_OFFSET = 16;
+    /** {@code event->status}, int: a negative errno, or for a reject the transport's reject reason. */
+    public static final int CM_EVENT_STATUS_OFFSET = 20;
+    /** Length of the private data copied to {@link #CM_EVENT_PRIVATE_DATA_OFFSET}, int. */
+    public static final int CM_EVENT_PRIVATE_DATA_LENGTH_OFFSET = 24;
+    /** The peer's QP number from the connection parameters, int (0 when the event has none). */
+    public static final int CM_EVENT_REMOTE_QP_NUM_OFFSET = 28;
+    /** Start of the peer's private data (at most {@link #CM_EVENT_PRIVATE_DATA_MAX} bytes). */
+    public static final int CM_EVENT_PRIVATE_DATA_OFFSET = 32;
+    /** The most private data any RDMA CM event carries (an InfiniBand REP/REJ holds 196). */
+    public static final int CM_EVENT_PRIVATE_DATA_MAX = 256;
+    /** Size of the CM event record. */
+    public static final int CM_EVENT_SIZE = CM_EVENT_PRIVATE_DATA_OFFSET + CM_EVENT_PRIVATE_DATA_MAX;
+
+    // ---- device attributes written by queryDevice -----------------------------------------------
+    /** {@code max_mr_size}, long. */
+    public static final int DEVICE_MAX_MR_SIZE_OFFSET = 0;
+    /** {@code max_qp_wr}, int. */
+    public static final int DEVICE_MAX_QP_WR_OFFSET = 8;
+    /** {@code max_sge}, int. */
+    public static final int DEVICE_MAX_SGE_OFFSET = 12;
+    /** {@code max_cqe}, int. */
+    public static final int DEVICE_MAX_CQE_OFFSET = 16;
+    /** {@code max_mr}, int. */
+    public static final int DEVICE_MAX_MR_OFFSET = 20;
+    /** {@code max_qp_rd_atom}, int. */
+    public static final int DEVICE_MAX_QP_RD_ATOM_OFFSET = 24;
+    /** {@code max_qp_init_rd_atom}, int. */
+    public static final int DEVICE_MAX_QP_INIT_RD_ATOM_OFFSET = 28;
+    /** {@code max_qp}, int. */
+    public static final int DEVICE_MAX_QP_OFFSET = 32;
+    /** {@code max_cq}, int. */
+    public static final int DEVICE_MAX_CQ_OFFSET = 36;
+    /** State of port 1 ({@code enum ibv_port_state}; 4 = ACTIVE), int. */
+    public static final int DEVICE_PORT_STATE_OFFSET = 40;
+    /** Active MTU of port 1 in bytes (256..4096), int. */
+    public static final int DEVICE_PORT_ACTIVE_MTU_OFFSET = 44;
+    /** {@code max_msg_sz} of port 1, int (unsigned in C; rxe reports 2^31). */
+    public static final int DEVICE_PORT_MAX_MSG_SIZE_OFFSET = 48;
+    /** Number of physical ports, int. */
+    public static final int DEVICE_PHYS_PORT_COUNT_OFFSET = 52;
+    /** Size of the device attribute record. */
+    public static final int DEVICE_ATTR_SIZE = 64;
+
+    // ---- QP capabilities, read and written by createQp -------------------------------------------
+    /** {@code cap.max_send_wr}, int. */
+    public static final int QP_CAP_MAX_SEND_WR_OFFSET = 0;
+    /** {@code cap.max_recv_wr}, int. */
+    public static final int QP_CAP_MAX_RECV_WR_OFFSET = 4;
+    /** {@code cap.max_send_sge}, int. */
+    public static final int QP_CAP_MAX_SEND_SGE_OFFSET = 8;
+    /** {@code cap.max_recv_sge}, int. */
+    public static final int QP_CAP_MAX_RECV_SGE_OFFSET = 12;
+    /** {@code cap.max_inline_data}, int. */
+    public static final int QP_CAP_MAX_INLINE_DATA_OFFSET = 16;
+    /** Size of the QP capability record. */
+    public static final int QP_CAP_SIZE = 20;
+
+    private RdmaNative() {
+        // static methods only
+    }
+
+    /** Returns {@link #ABI_VERSION} as compiled into the loaded library. */
+    public static native int abiVersion();
+
+    /** Returns the (non-blocking) file descriptor of an {@code rdma_event_channel*}. */
+    public static native int eventChannelFd(long eventChannel) throws IOException;
+
+    /** Returns the (non-blocking) file descriptor of an {@code ibv_comp_channel*}. */
+    public static native int completionChannelFd(long completionChannel) throws IOException;
+
+    /**
+     * Takes at most one event from an RDMA CM event channel without blocking, copies it into the
+     * {@link #CM_EVENT_SIZE} bytes at {@code eventOut} and acknowledges it.
+     *
+     * @return the event type, or {@code -1} if no event was waiting
+     * @throws IOException if reading the channel failed for another reason than "no event"
+     */
+    public static native int pollCmEvent(long eventChannel, long eventOut) throws IOException;
+
+    /** Moves an {@code rdma_cm_id*} to another event channel ({@code rdma_migrate_id}). */
+    public static native void migrateId(long id, long eventChannel) throws IOException;
+
+    /**
+     * Accepts a connect request on the child id (whose QP must exist), sending {@code length}
+     * bytes of private data from {@code privateData} (0 for none).
+     */
+    public static native void accept(long id, int rnrRetryCount, long privateData, int length)
+            throws IOException;
+
+    /** Rejects a connect request, sending {@code length} bytes of private data (0 for none). */
+    public static native void reject(long id, long privateData, int length) throws IOException;
+
+    /**
+     * Creates an RC queue pair on the id with {@code sq_sig_all = 0}. The requested capabilities are
+     * read from the {@link #QP_CAP_SIZE} bytes at {@code capInOut}; the capabilities the provider
+     * actually granted are written back there.
+     *
+     * @return the {@code ibv_qp*}
+     */
+    public static native long createQp(long id, long pd, long sendCq, long recvCq, long capInOut)
+            throws IOException;
+
+    /** Returns the current state of a QP ({@code enum ibv_qp_state}; 6 = ERR). */
+    public static native int queryQpState(long qp) throws IOException;
+
+    /** Writes the {@link #DEVICE_ATTR_SIZE}-byte device attribute record of a context. */
+    public static native void queryDevice(long context, long attrOut) throws IOException;
+
+    /** Returns the name of the device of an {@code ibv_context*}, for example {@code rxe0}. */
+    public static native String deviceName(long context) throws IOException;
+}
