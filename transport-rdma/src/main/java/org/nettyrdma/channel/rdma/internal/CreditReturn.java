@@ -1,0 +1,107 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.internal;
+
+/**
+ * What this side owes the peer: receive slots reposted and ring bytes freed since it last told the
+ * peer, and when a {@code CREDIT} message of their own is worth sending (docs/protocol.md).
+ *
+ * <p>Credits normally ride in the header of outgoing messages ({@link #takeSlots()},
+ * {@link #takeRingBytes()}). A credit-only message costs the peer one slot, so it is sent only when it
+ * returns more than it costs: at least half of the window is owed, or the peer, as far as this side
+ * can tell, is down to its last slot (which it keeps for credit messages) and two or more are owed.
+ * Both sides following this rule can neither deadlock nor trade credit messages for ever
+ * ({@code CreditProtocolSimulationTest} checks it).
+ *
+ * <p>Not thread-safe: used on the channel's event loop only.
+ */
+public final class CreditReturn {
+
+    private final int grantedSlots;
+    private final ReceiveRing ring;
+    private int owedSlots;
+    private int owedRingBytes;
+    /** The peer's slots as the peer sees them: granted, minus used, plus returned. */
+    private int peerSlots;
+
+    /**
+     * Creates the book for a connection that granted the peer these slots and this ring
+     * ({@code null} if it granted none); the ring's book says what the peer has written.
+     */
+    public CreditReturn(int grantedSlots, ReceiveRing ring) {
+        this.grantedSlots = grantedSlots;
+        this.ring = ring;
+        this.peerSlots = grantedSlots;
+    }
+
+    /** Returns the receive slots granted to the peer in this side's {@code HELLO}. */
+    public int grantedSlots() {
+        return grantedSlots;
+    }
+
+    /** Accounts for a message or Write of the peer that used one of its slots. */
+    public void onPeerUsedSlot() {
+        peerSlots--;
+    }
+
+    /** Accounts for a receive slot reposted for the peer. */
+    public void slotReposted() {
+        owedSlots++;
+    }
+
+    /** Accounts for ring bytes freed for the peer. */
+    public void ringFreed(int bytes) {
+        owedRingBytes += bytes;
+    }
+
+    /** Returns the slots owed to the peer. */
+    public int owedSlots() {
+        return owedSlots;
+    }
+
+    /** Returns the ring bytes owed to the peer. */
+    public int owedRingBytes() {
+        return owedRingBytes;
+    }
+
+    /** Returns the owed slots for an outgoing header and counts them as returned. */
+    public int takeSlots() {
+        int slots = owedSlots;
+        owedSlots = 0;
+        peerSlots += slots;
+        return slots;
+    }
+
+    /** Returns the owed ring bytes for an outgoing header and counts them as returned. */
+    public int takeRingBytes() {
+        int bytes = owedRingBytes;
+        owedRingBytes = 0;
+        return bytes;
+    }
+
+    /** Returns {@code true} if a {@code CREDIT} message should go out because nothing else will. */
+    public boolean creditMessageDue() {
+        if (owedSlots >= 2 && (owedSlots >= grantedSlots / 2 || peerSlots <= 1)) {
+            return true;
+        }
+        if (owedRingBytes == 0) {
+            return false;
+        }
+        // A quarter of the ring at a time, or everything once the pipeline holds nothing: the peer
+        // writes at most a quarter of the ring at once, so one of the two always unblocks it.
+        return owedRingBytes >= ring.size() / 4 || ring.used() == 0;
+    }
+}

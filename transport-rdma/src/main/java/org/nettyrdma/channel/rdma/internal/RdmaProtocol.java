@@ -1,0 +1,79 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.internal;
+
+/**
+ * The constants of the wire protocol, version {@value #VERSION}; docs/protocol.md is the
+ * specification and must change with this class.
+ */
+public final class RdmaProtocol {
+
+    /** The protocol version this code speaks; a peer with another one is refused. */
+    public static final int VERSION = 1;
+
+    /** Message type of the first Send each way. */
+    public static final int TYPE_HELLO = 1;
+    /** A Send whose payload is the next bytes of the stream. */
+    public static final int TYPE_DATA = 2;
+    /** A Send that only returns credits. */
+    public static final int TYPE_CREDIT = 3;
+    /** The sender will write no more: half-closure. */
+    public static final int TYPE_SHUTDOWN_OUTPUT = 4;
+    /** The sender closes the connection. */
+    public static final int TYPE_CLOSE = 5;
+
+    /** Size of a {@code HELLO} message. */
+    public static final int HELLO_SIZE = 32;
+    /** Size of the header of every other message. */
+    public static final int HEADER_SIZE = 16;
+
+    /**
+     * Fewest receive slots a peer may grant: the peer's {@code HELLO} uses one, and data needs two
+     * more (one of them is always kept for credit messages).
+     */
+    public static final int MIN_SLOTS = 3;
+    /** Most receive slots a peer may grant. */
+    public static final int MAX_SLOTS = 65_535;
+    /** Smallest receive slot: it must hold a {@code HELLO} and a header with some payload. */
+    public static final int MIN_SLOT_SIZE = 64;
+    /** Largest receive slot. */
+    public static final int MAX_SLOT_SIZE = 1 << 20;
+    /** Smallest ring a peer may advertise, unless it advertises none (0). */
+    public static final int MIN_RING_SIZE = 4096;
+    /** Largest ring a peer may advertise. */
+    public static final int MAX_RING_SIZE = 1 << 30;
+
+    private RdmaProtocol() {
+    }
+
+    /** Returns the name of a message type, for error messages. */
+    public static String typeName(int type) {
+        switch (type) {
+            case TYPE_HELLO:
+                return "HELLO";
+            case TYPE_DATA:
+                return "DATA";
+            case TYPE_CREDIT:
+                return "CREDIT";
+            case TYPE_SHUTDOWN_OUTPUT:
+                return "SHUTDOWN_OUTPUT";
+            case TYPE_CLOSE:
+                return "CLOSE";
+            default:
+                return "UNKNOWN(" + type + ')';
+        }
+    }
+}

@@ -1,0 +1,114 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.internal;
+
+import org.nettyrdma.channel.rdma.RdmaProtocolException;
+
+/**
+ * What this side may still send: the peer's receive slots it holds, and the free space of the peer's
+ * ring with the position the next Write goes to (docs/protocol.md, "Flow control").
+ *
+ * <p>Data needs two slots and a credit message one: the last slot is kept so that credits can always
+ * be returned. Not thread-safe: used on the channel's event loop only.
+ */
+public final class SendCredits {
+
+    /** Returned by {@link #reserveRing(int)} when the ring has no room. */
+    public static final long NO_ROOM = -1;
+
+    private final int grantedSlots;
+    private final int ringSize;
+    private int slots;
+    private int ringFree;
+    private int ringPosition;
+
+    /**
+     * Creates the credits granted by the peer's {@code HELLO}. The caller then accounts for its own
+     * {@code HELLO}, which used one of these slots, with {@link #consumeSlot()}.
+     */
+    public SendCredits(int grantedSlots, int ringSize) {
+        this.grantedSlots = grantedSlots;
+        this.ringSize = ringSize;
+        this.slots = grantedSlots;
+        this.ringFree = ringSize;
+    }
+
+    /** Returns the peer's receive slots this side holds. */
+    public int slots() {
+        return slots;
+    }
+
+    /** Returns the free bytes of the peer's ring. */
+    public int ringFree() {
+        return ringFree;
+    }
+
+    /** Returns {@code true} if a data message (Send or Write with immediate) may be posted. */
+    public boolean canSendData() {
+        return slots >= 2;
+    }
+
+    /** Returns {@code true} if a credit-only or control message may be posted. */
+    public boolean canSendControl() {
+        return slots >= 1;
+    }
+
+    /** Accounts for one posted Send or Write with immediate. */
+    public void consumeSlot() {
+        if (slots <= 0) {
+            throw new IllegalStateException("no receive slot left at the peer");
+        }
+        slots--;
+    }
+
+    /**
+     * Reserves {@code length} bytes of the peer's ring for one Write, skipping the ring's tail if the
+     * bytes do not fit before its end.
+     *
+     * @return the ring offset to write at, or {@link #NO_ROOM}
+     */
+    public long reserveRing(int length) {
+        if (length <= 0 || length > ringSize) {
+            throw new IllegalArgumentException("length: " + length + " (expected: 1.." + ringSize + ')');
+        }
+        int skip = ringPosition + length > ringSize ? ringSize - ringPosition : 0;
+        if (skip + length > ringFree) {
+            return NO_ROOM;
+        }
+        int offset = skip == 0 ? ringPosition : 0;
+        ringFree -= skip + length;
+        ringPosition = offset + length == ringSize ? 0 : offset + length;
+        return offset;
+    }
+
+    /**
+     * Takes back credits the peer returned.
+     *
+     * @throws RdmaProtocolException if the peer returned more than this side ever used
+     */
+    public void onReturned(int returnedSlots, int returnedRingBytes) throws RdmaProtocolException {
+        if (returnedSlots > grantedSlots - slots) {
+            throw new RdmaProtocolException("peer returned " + returnedSlots + " slots, but only "
+                    + (grantedSlots - slots) + " of " + grantedSlots + " were in use");
+        }
+        if (returnedRingBytes > ringSize - ringFree) {
+            throw new RdmaProtocolException("peer returned " + returnedRingBytes + " ring bytes, but only "
+                    + (ringSize - ringFree) + " of " + ringSize + " were in use");
+        }
+        slots += returnedSlots;
+        ringFree += returnedRingBytes;
+    }
+}

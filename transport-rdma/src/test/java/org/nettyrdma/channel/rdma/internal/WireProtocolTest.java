@@ -1,0 +1,143 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+import org.nettyrdma.channel.rdma.RdmaProtocolException;
+
+/** {@code HELLO} and the message header: what is written reads back, and every bad field is named. */
+class WireProtocolTest {
+
+    @Test
+    void helloRoundTrips() throws Exception {
+        ByteBuf buf = Unpooled.buffer();
+        HelloMessage.of(64, 8192, 1 << 20, 0x7f00_1234_5000L, 0xabcd).encode(buf);
+        assertEquals(RdmaProtocol.HELLO_SIZE, buf.readableBytes());
+        HelloMessage hello = HelloMessage.decode(buf, 0, buf.readableBytes());
+        assertEquals(64, hello.slots());
+        assertEquals(8192, hello.slotSize());
+        assertEquals(1 << 20, hello.ringSize());
+        assertEquals(0x7f00_1234_5000L, hello.ringAddress());
+        assertEquals(0xabcd, hello.ringKey());
+        buf.release();
+    }
+
+    @Test
+    void helloWithAnotherVersionNamesBothVersions() {
+        ByteBuf buf = hello();
+        buf.setByte(1, 9);
+        RdmaProtocolException e = assertThrows(RdmaProtocolException.class, () -> HelloMessage.decode(buf, 0, 32));
+        assertTrue(e.getMessage().contains("version 9") && e.getMessage().contains("this side 1"), e.getMessage());
+        buf.release();
+    }
+
+    @Test
+    void helloFieldsOutOfRangeAreRefused() {
+        assertHelloRefused(4, 2, "slots: 2");
+        assertHelloRefused(4, 70_000, "slots: 70000");
+        assertHelloRefused(8, 63, "slot size: 63");
+        assertHelloRefused(8, 2 << 20, "slot size: 2097152");
+        assertHelloRefused(12, 100, "ring size: 100");
+        assertHelloRefused(12, -1, "ring size: -1");
+    }
+
+    @Test
+    void helloWithAZeroRingAddressIsRefused() {
+        ByteBuf buf = hello();
+        buf.setLong(16, 0);
+        RdmaProtocolException e = assertThrows(RdmaProtocolException.class, () -> HelloMessage.decode(buf, 0, 32));
+        assertTrue(e.getMessage().contains("ring address"), e.getMessage());
+        buf.release();
+    }
+
+    @Test
+    void shortOrMistypedHelloIsRefused() {
+        ByteBuf buf = hello();
+        assertThrows(RdmaProtocolException.class, () -> HelloMessage.decode(buf, 0, 31));
+        buf.setByte(0, RdmaProtocol.TYPE_DATA);
+        RdmaProtocolException e = assertThrows(RdmaProtocolException.class, () -> HelloMessage.decode(buf, 0, 32));
+        assertTrue(e.getMessage().contains("first message is DATA"), e.getMessage());
+        buf.setByte(0, RdmaProtocol.TYPE_HELLO);
+        buf.setShort(2, 1);
+        assertThrows(RdmaProtocolException.class, () -> HelloMessage.decode(buf, 0, 32));
+        buf.release();
+    }
+
+    @Test
+    void aHelloThisSideWouldRefuseCannotBeMade() {
+        assertThrows(IllegalArgumentException.class, () -> HelloMessage.of(2, 8192, 0, 0, 0));
+    }
+
+    @Test
+    void headerRoundTrips() throws Exception {
+        ByteBuf buf = Unpooled.buffer();
+        MessageHeader.encode(buf, RdmaProtocol.TYPE_DATA, 3, 4096, 100);
+        buf.writeZero(100);
+        MessageHeader header = new MessageHeader();
+        header.decode(buf, 0, buf.readableBytes());
+        assertEquals(RdmaProtocol.TYPE_DATA, header.type());
+        assertEquals(3, header.returnedSlots());
+        assertEquals(4096, header.returnedRingBytes());
+        assertEquals(100, header.payloadLength());
+        buf.release();
+    }
+
+    @Test
+    void badHeadersAreRefusedWithTheReason() {
+        assertHeaderRefused(b -> { }, 15, "too short");
+        assertHeaderRefused(b -> b.setByte(0, 77), 16, "unknown message type 77");
+        assertHeaderRefused(b -> b.setByte(0, RdmaProtocol.TYPE_HELLO), 16, "second HELLO");
+        assertHeaderRefused(b -> b.setByte(1, 1), 16, "flags");
+        assertHeaderRefused(b -> b.setInt(4, -1), 16, "returned credits");
+        assertHeaderRefused(b -> b.setInt(12, 5), 16, "payload length 5 in a message of 16 bytes");
+        assertHeaderRefused(b -> {
+            b.setByte(0, RdmaProtocol.TYPE_CREDIT);
+            b.setInt(12, 4);
+        }, 20, "CREDIT with a payload");
+    }
+
+    private static ByteBuf hello() {
+        ByteBuf buf = Unpooled.buffer();
+        HelloMessage.of(64, 8192, 1 << 20, 0x1000, 7).encode(buf);
+        return buf;
+    }
+
+    private static void assertHelloRefused(int offset, int value, String expected) {
+        ByteBuf buf = hello();
+        buf.setInt(offset, value);
+        RdmaProtocolException e = assertThrows(RdmaProtocolException.class, () -> HelloMessage.decode(buf, 0, 32));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+        buf.release();
+    }
+
+    private static void assertHeaderRefused(java.util.function.Consumer<ByteBuf> corrupt, int byteLength,
+                                            String expected) {
+        ByteBuf buf = Unpooled.buffer();
+        MessageHeader.encode(buf, RdmaProtocol.TYPE_DATA, 0, 0, 0);
+        buf.writeZero(16);
+        corrupt.accept(buf);
+        RdmaProtocolException e = assertThrows(RdmaProtocolException.class,
+                () -> new MessageHeader().decode(buf, 0, byteLength));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+        buf.release();
+    }
+}
