@@ -1,0 +1,46 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import io.netty.channel.ChannelOption;
+
+/**
+ * Options specific to RDMA channels. Standard options keep their meaning where RDMA has one:
+ * {@code SO_RCVBUF} is the size of the ring the peer may write into, {@code SO_SNDBUF} the registered
+ * memory outgoing data is staged in until the device has sent it.
+ *
+ * @param <T> the option's value type
+ */
+public final class RdmaChannelOption<T> extends ChannelOption<T> {
+
+    /** Receive slots posted for the peer's Sends (its credit for messages); default 64. */
+    public static final ChannelOption<Integer> RECEIVE_SLOTS = valueOf(RdmaChannelOption.class, "RECEIVE_SLOTS");
+
+    /**
+     * Size of one receive slot, and so of the largest Send; default 8 KiB. Writes smaller than a slot
+     * travel as Sends (several of one flush share one), larger ones as RDMA Writes into the peer's ring.
+     */
+    public static final ChannelOption<Integer> SLOT_SIZE = valueOf(RdmaChannelOption.class, "SLOT_SIZE");
+
+    /** Work requests the send queue holds; default 128. */
+    public static final ChannelOption<Integer> SEND_QUEUE_DEPTH = valueOf(RdmaChannelOption.class,
+            "SEND_QUEUE_DEPTH");
+
+    @SuppressWarnings({ "unused", "deprecation" })
+    private RdmaChannelOption() {
+        super(null);
+    }
+}

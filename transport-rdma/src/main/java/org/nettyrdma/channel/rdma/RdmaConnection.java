@@ -1,0 +1,588 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.HEADER_SIZE;
+import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.HELLO_SIZE;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+
+import com.ibm.disni.util.MemoryUtils;
+import com.ibm.disni.verbs.impl.NativeDispatcher;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.EventLoop;
+import org.nettyrdma.channel.rdma.internal.CompletionListener;
+import org.nettyrdma.channel.rdma.internal.CompletionQueue;
+import org.nettyrdma.channel.rdma.internal.CreditReturn;
+import org.nettyrdma.channel.rdma.internal.DisniNative;
+import org.nettyrdma.channel.rdma.internal.HelloMessage;
+import org.nettyrdma.channel.rdma.internal.MessageHeader;
+import org.nettyrdma.channel.rdma.internal.RdmaDevice;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
+import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.internal.ReceiveRing;
+import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
+import org.nettyrdma.channel.rdma.internal.RingRegionBuf;
+import org.nettyrdma.channel.rdma.internal.SendCredits;
+import org.nettyrdma.channel.rdma.internal.SendStaging;
+import org.nettyrdma.channel.rdma.internal.WorkRequests;
+
+/**
+ * One connection's verbs objects and wire protocol (docs/protocol.md): the queue pair, the receive
+ * slots, the ring the peer writes into, the send buffer, the credits both ways, and the queue of
+ * received messages waiting for the pipeline to read them.
+ *
+ * <p>Outgoing bytes are copied into the registered send buffer, so a write completes once staged, as
+ * a TCP write does once it is in the socket buffer; the buffer space returns when the device reports
+ * the work request complete. Writes below a slot's size travel as Sends (all that fit of one flush in
+ * one Send), larger ones as RDMA Writes with immediate into the peer's ring; one flush is one post.
+ * Received Sends are copied out of their slot when read; ring regions are handed up without a copy.
+ * Headers (credits) are processed when they arrive, payloads when the pipeline reads, so a reader that
+ * stops reading stops the sender without stopping credits for its own writes.
+ *
+ * <p>Used on the channel's event loop only, except {@link #releaseRegion(long)}.
+ */
+final class RdmaConnection implements CompletionListener {
+
+    /** Receive work requests carry this bit in their id; send work requests carry their sequence number. */
+    private static final long RECEIVE_TAG = 1L << 62;
+    private static final int WC_SUCCESS = 0;
+    private static final int WC_WR_FLUSH_ERR = 5;
+    private static final int WC_RECV = 128;
+    private static final int WC_RECV_RDMA_WITH_IMM = 129;
+    private static final int CHAIN = 32;
+
+    /** What the channel learns from its connection. */
+    interface Events {
+        /** The peer's {@code HELLO} arrived: the connection can carry data. */
+        void connectionReady();
+
+        /** Messages wait in the inbound queue. */
+        void inboundAvailable();
+
+        /** Send space or credits came back: the channel may flush what it holds. */
+        void writeSpaceAvailable();
+
+        /** Every posted send completed. */
+        void sendsDrained();
+
+        /** The connection broke (a failed work completion, a protocol violation). */
+        void connectionFailed(Throwable cause);
+    }
+
+    /** A received message waiting for the pipeline. */
+    private static final class Inbound {
+        int type;
+        int slot = -1;
+        int payloadOffset;
+        int length;
+        long token = -1;
+    }
+
+    private final NativeDispatcher verbs = DisniNative.dispatcher();
+    private final Events events;
+    private final EventLoop eventLoop;
+    private final RdmaDevice device;
+    private final CompletionQueue cq;
+    private final long id;
+    private final int slots;
+    private final int slotSize;
+    private final int sendDepth;
+    private final int cqEntries;
+    private final RegisteredBuffer receiveSlots;
+    private final RegisteredBuffer ring;
+    private final RegisteredBuffer sendBuffer;
+    private final ByteBuf sendView;
+    private final ByteBuf slotView;
+    private final long qp;
+    private final int qpNum;
+    private final WorkRequests sendChain = WorkRequests.sends(CHAIN);
+    private final WorkRequests receiveChain = WorkRequests.receives(CHAIN);
+    private final SendStaging staging;
+    private final long[] stagingMarks;
+    private final ReceiveRing receiveRing;
+    private final CreditReturn owed;
+    private final MessageHeader header = new MessageHeader();
+    private final ArrayDeque<Inbound> inbound = new ArrayDeque<>();
+    private final ArrayDeque<Inbound> spareInbound = new ArrayDeque<>();
+
+    private SendCredits credits;
+    private HelloMessage peer;
+    private long nextSequence;
+    private long completedSequence;
+    private long copiedBytes;
+    private boolean closed;
+
+    /**
+     * Creates the queue pair on {@code id} and the registered memory, and posts every receive: all
+     * before the connection is established, so no Send from the peer can find no receive.
+     */
+    RdmaConnection(Events events, EventLoop eventLoop, CompletionQueue cq, long id, RdmaSocketChannelConfig config)
+            throws IOException {
+        this.events = events;
+        this.eventLoop = eventLoop;
+        this.cq = cq;
+        this.device = cq.device();
+        this.id = id;
+        this.slots = config.getReceiveSlots();
+        this.slotSize = config.getSlotSize();
+        this.sendDepth = Math.min(config.getSendQueueDepth(), device.maxQpWr());
+        this.cqEntries = slots + sendDepth;
+        if (!cq.reserve(cqEntries)) {
+            throw new IOException("the completion queue of this event loop on " + device
+                    + " is full: use more event loops or fewer connections per loop");
+        }
+        RegisteredBuffer slotsMemory = null;
+        RegisteredBuffer ringMemory = null;
+        RegisteredBuffer sendMemory = null;
+        long createdQp = 0;
+        try {
+            slotsMemory = new RegisteredBuffer(device, slots * slotSize, RegisteredBuffer.LOCAL_WRITE);
+            // The peer may write here and nowhere else, and only while this connection lives.
+            ringMemory = new RegisteredBuffer(device, config.getReceiveBufferSize(),
+                    RegisteredBuffer.LOCAL_WRITE | RegisteredBuffer.REMOTE_WRITE);
+            sendMemory = new RegisteredBuffer(device, config.getSendBufferSize(), 0);
+            ByteBuffer cap = ByteBuffer.allocateDirect(RdmaNative.QP_CAP_SIZE).order(ByteOrder.nativeOrder());
+            cap.putInt(RdmaNative.QP_CAP_MAX_SEND_WR_OFFSET, sendDepth)
+                    .putInt(RdmaNative.QP_CAP_MAX_RECV_WR_OFFSET, slots)
+                    .putInt(RdmaNative.QP_CAP_MAX_SEND_SGE_OFFSET, 1)
+                    .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, 1)
+                    .putInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET, 0);
+            createdQp = RdmaNative.createQp(id, device.pd(), cq.cq(), cq.cq(), MemoryUtils.getAddress(cap));
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(slotsMemory, e);
+            closeQuietly(ringMemory, e);
+            closeQuietly(sendMemory, e);
+            cq.unreserve(cqEntries);
+            throw e;
+        }
+        receiveSlots = slotsMemory;
+        ring = ringMemory;
+        sendBuffer = sendMemory;
+        qp = createdQp;
+        qpNum = verbs._getQpNum(qp);
+        sendView = Unpooled.wrappedBuffer(sendBuffer.buffer());
+        slotView = Unpooled.wrappedBuffer(receiveSlots.buffer());
+        staging = new SendStaging(sendBuffer.size());
+        stagingMarks = new long[sendDepth];
+        receiveRing = new ReceiveRing(ring.size());
+        owed = new CreditReturn(slots, receiveRing);
+        cq.addListener(qpNum, this);
+        for (int slot = 0; slot < slots; slot++) {
+            repost(slot);
+        }
+        postReceives();
+    }
+
+    private static void closeQuietly(RegisteredBuffer buffer, Exception cause) {
+        if (buffer != null) {
+            try {
+                buffer.close();
+            } catch (IOException e) {
+                cause.addSuppressed(e);
+            }
+        }
+    }
+
+    /** Returns {@code true} once the peer's {@code HELLO} arrived. */
+    boolean isReady() {
+        return credits != null;
+    }
+
+    /** Returns the bytes copied into registered memory so far (writes of unregistered buffers). */
+    long copiedBytes() {
+        return copiedBytes;
+    }
+
+    /** Returns the registered bytes this connection holds. */
+    long registeredBytes() {
+        return (long) receiveSlots.size() + ring.size() + sendBuffer.size();
+    }
+
+    /** Sends this side's {@code HELLO}; the QP must be ready to send (accepted, or established). */
+    void sendHello() throws IOException {
+        int offset = staging.take(HELLO_SIZE);
+        sendView.writerIndex(offset);
+        HelloMessage.of(slots, slotSize, ring.size(), ring.address(), ring.rkey()).encode(sendView);
+        sendChain.addSend(nextSequence, WorkRequests.OPCODE_SEND, 0, sendBuffer.address() + offset, HELLO_SIZE,
+                sendBuffer.lkey(), 0, 0, 0);
+        mark();
+        post();
+        // Our HELLO used one of the peer's slots: counted once the peer's HELLO says how many it gave.
+    }
+
+    /**
+     * Stages and posts as much of {@code in} as credits, send space and the send queue allow; what is
+     * left stays in {@code in} until {@link Events#writeSpaceAvailable()}.
+     */
+    void flush(ChannelOutboundBuffer in) throws IOException {
+        if (credits == null || closed) {
+            return;
+        }
+        for (;;) {
+            Object msg = in.current();
+            if (msg == null) {
+                break;
+            }
+            if (!(msg instanceof ByteBuf)) {
+                in.remove(new UnsupportedOperationException("unsupported message type: "
+                        + msg.getClass().getName() + " (expected: ByteBuf)"));
+                continue;
+            }
+            ByteBuf buf = (ByteBuf) msg;
+            if (!buf.isReadable()) {
+                in.remove();
+                continue;
+            }
+            if (outstanding() >= sendDepth) {
+                break;
+            }
+            if (sendChain.isFull()) {
+                post();
+            }
+            if (!credits.canSendData()) {
+                break;
+            }
+            if (!(stageWrite(in, buf) || stageSend(in))) {
+                break;
+            }
+        }
+        post();
+        maybeSendCredit();
+    }
+
+    /** The largest payload of one Write: a quarter of the peer's ring, so returns always unblock it. */
+    private int maxWrite() {
+        return peer.ringSize() / 4;
+    }
+
+    private boolean stageWrite(ChannelOutboundBuffer in, ByteBuf buf) {
+        int readable = buf.readableBytes();
+        if (peer.ringSize() == 0 || readable <= peer.slotSize() - HEADER_SIZE) {
+            return false;
+        }
+        int length = Math.min(readable, maxWrite());
+        if (!staging.canTake(length)) {
+            return false;
+        }
+        long ringOffset = credits.reserveRing(length);
+        if (ringOffset == SendCredits.NO_ROOM) {
+            return false;
+        }
+        int offset = staging.take(length);
+        buf.getBytes(buf.readerIndex(), sendView, offset, length);
+        copiedBytes += length;
+        in.removeBytes(length);
+        credits.consumeSlot();
+        sendChain.addSend(nextSequence, WorkRequests.OPCODE_RDMA_WRITE_WITH_IMM, 0, sendBuffer.address() + offset,
+                length, sendBuffer.lkey(), peer.ringAddress() + ringOffset, peer.ringKey(), (int) ringOffset);
+        mark();
+        return true;
+    }
+
+    /** Copies as much of the outbound buffer as fits into one Send. */
+    private boolean stageSend(ChannelOutboundBuffer in) {
+        int room = (int) Math.min(peer.slotSize() - HEADER_SIZE, in.totalPendingWriteBytes());
+        if (room <= 0) {
+            room = peer.slotSize() - HEADER_SIZE;
+        }
+        int offset = staging.take(HEADER_SIZE + room);
+        if (offset < 0) {
+            return false;
+        }
+        int payload = 0;
+        for (Object msg = in.current(); msg instanceof ByteBuf && payload < room; msg = in.current()) {
+            ByteBuf buf = (ByteBuf) msg;
+            int readable = buf.readableBytes();
+            // A large buffer goes by Write when the ring has room; stop coalescing in front of it.
+            if (payload > 0 && readable > peer.slotSize() - HEADER_SIZE && peer.ringSize() > 0) {
+                break;
+            }
+            int length = Math.min(readable, room - payload);
+            buf.getBytes(buf.readerIndex(), sendView, offset + HEADER_SIZE + payload, length);
+            payload += length;
+            in.removeBytes(length);
+        }
+        copiedBytes += payload;
+        staging.giveBack(room - payload);
+        sendView.writerIndex(offset);
+        MessageHeader.encode(sendView, RdmaProtocol.TYPE_DATA, owed.takeSlots(), owed.takeRingBytes(), payload);
+        credits.consumeSlot();
+        sendChain.addSend(nextSequence, WorkRequests.OPCODE_SEND, 0, sendBuffer.address() + offset,
+                HEADER_SIZE + payload, sendBuffer.lkey(), 0, 0, 0);
+        mark();
+        return true;
+    }
+
+    /**
+     * Posts a message without payload ({@code CREDIT}, {@code SHUTDOWN_OUTPUT}, {@code CLOSE}) if a
+     * slot, send space and a send queue entry are free.
+     *
+     * @return {@code true} if it was posted
+     */
+    boolean sendControl(int type) throws IOException {
+        if (credits == null || closed || !credits.canSendControl() || outstanding() >= sendDepth) {
+            return false;
+        }
+        int offset = staging.take(HEADER_SIZE);
+        if (offset < 0) {
+            return false;
+        }
+        sendView.writerIndex(offset);
+        MessageHeader.encode(sendView, type, owed.takeSlots(), owed.takeRingBytes(), 0);
+        credits.consumeSlot();
+        sendChain.addSend(nextSequence, WorkRequests.OPCODE_SEND, 0, sendBuffer.address() + offset, HEADER_SIZE,
+                sendBuffer.lkey(), 0, 0, 0);
+        mark();
+        post();
+        return true;
+    }
+
+    private void maybeSendCredit() throws IOException {
+        if (credits != null && owed.creditMessageDue()) {
+            sendControl(RdmaProtocol.TYPE_CREDIT);
+        }
+    }
+
+    /** Records where the send buffer stands after the request just added, and numbers it. */
+    private void mark() {
+        stagingMarks[(int) (nextSequence % sendDepth)] = staging.mark();
+        nextSequence++;
+    }
+
+    /** Posts the chain; only its last request is signaled, and its completion covers all of them. */
+    private void post() throws IOException {
+        if (sendChain.count() == 0) {
+            return;
+        }
+        sendChain.signalLast(true);
+        sendChain.post(qp);
+    }
+
+    private int outstanding() {
+        return (int) (nextSequence - completedSequence);
+    }
+
+    /** Returns {@code true} while posted sends have not completed. */
+    boolean hasOutstandingSends() {
+        return nextSequence != completedSequence;
+    }
+
+    @Override
+    public void onCompletion(long wrId, int status, int opcode, int byteLength, int immediate) {
+        if (closed) {
+            return;
+        }
+        if (status != WC_SUCCESS) {
+            events.connectionFailed(new IOException("work completion failed: status " + status
+                    + (status == WC_WR_FLUSH_ERR ? " (flushed: the queue pair is in the error state)" : "")
+                    + " on " + device));
+            return;
+        }
+        try {
+            if ((wrId & RECEIVE_TAG) != 0) {
+                onReceive((int) (wrId & ~RECEIVE_TAG), opcode, byteLength, immediate);
+            } else {
+                completedSequence = wrId + 1;
+                staging.returnTo(stagingMarks[(int) (wrId % sendDepth)]);
+                events.writeSpaceAvailable();
+                if (!hasOutstandingSends()) {
+                    events.sendsDrained();
+                }
+            }
+        } catch (Exception e) {
+            events.connectionFailed(e);
+        }
+    }
+
+    private void onReceive(int slot, int opcode, int byteLength, int immediate) throws IOException {
+        if (slot < 0 || slot >= slots) {
+            throw new IllegalStateException("receive completion for unknown slot " + slot);
+        }
+        owed.onPeerUsedSlot();
+        if (opcode == WC_RECV_RDMA_WITH_IMM) {
+            if (credits == null) {
+                throw new RdmaProtocolException("RDMA Write before HELLO");
+            }
+            long token = receiveRing.accept(immediate, byteLength);
+            // The Write consumed a receive but left its slot untouched: post it again at once.
+            repost(slot);
+            postReceives();
+            owed.slotReposted();
+            Inbound message = newInbound();
+            message.type = RdmaProtocol.TYPE_DATA;
+            message.payloadOffset = immediate;
+            message.length = byteLength;
+            message.token = token;
+            inbound.add(message);
+            events.inboundAvailable();
+            return;
+        }
+        if (opcode != WC_RECV) {
+            throw new IllegalStateException("unexpected receive opcode " + opcode);
+        }
+        int base = slot * slotSize;
+        if (credits == null) {
+            peer = HelloMessage.decode(slotView, base, byteLength);
+            credits = new SendCredits(peer.slots(), peer.ringSize());
+            credits.consumeSlot(); // our own HELLO
+            repost(slot);
+            postReceives();
+            owed.slotReposted();
+            events.connectionReady();
+            return;
+        }
+        header.decode(slotView, base, byteLength);
+        credits.onReturned(header.returnedSlots(), header.returnedRingBytes());
+        if (header.type() == RdmaProtocol.TYPE_CREDIT) {
+            repost(slot);
+            postReceives();
+            owed.slotReposted();
+        } else {
+            Inbound message = newInbound();
+            message.type = header.type();
+            message.slot = slot;
+            message.payloadOffset = base + HEADER_SIZE;
+            message.length = header.payloadLength();
+            inbound.add(message);
+            events.inboundAvailable();
+        }
+        if (header.returnedSlots() > 0 || header.returnedRingBytes() > 0) {
+            events.writeSpaceAvailable();
+        }
+    }
+
+    private Inbound newInbound() {
+        Inbound message = spareInbound.poll();
+        if (message == null) {
+            return new Inbound();
+        }
+        message.slot = -1;
+        message.token = -1;
+        return message;
+    }
+
+    /** Returns {@code true} if messages wait to be read. */
+    boolean hasInbound() {
+        return !inbound.isEmpty();
+    }
+
+    /**
+     * Takes the next received message: a {@link ByteBuf} of data (a ring region without a copy, or a
+     * Send's payload copied out of its slot so the slot can be posted again at once), or an
+     * {@code Integer} with the type of a {@code SHUTDOWN_OUTPUT} or {@code CLOSE}, or {@code null}.
+     */
+    Object readInbound(ByteBufAllocator alloc) throws IOException {
+        Inbound message = inbound.poll();
+        if (message == null) {
+            return null;
+        }
+        Object result;
+        if (message.token >= 0) {
+            result = new RingRegionBuf(alloc, ring.buffer(), message.payloadOffset, message.length,
+                    this::releaseRegion, message.token);
+        } else {
+            if (message.type == RdmaProtocol.TYPE_DATA) {
+                ByteBuf copy = alloc.directBuffer(message.length);
+                copy.writeBytes(slotView, message.payloadOffset, message.length);
+                result = copy;
+            } else {
+                result = message.type;
+            }
+            repost(message.slot);
+            owed.slotReposted();
+        }
+        spareInbound.add(message);
+        return result;
+    }
+
+    /** Posts the receives reposted by {@link #readInbound}, and returns credits if that is due. */
+    void readComplete() throws IOException {
+        postReceives();
+        maybeSendCredit();
+    }
+
+    /** Gives a ring region back; from any thread (the pipeline may release on another one). */
+    void releaseRegion(long token) {
+        if (eventLoop.inEventLoop()) {
+            releaseRegion0(token);
+        } else {
+            eventLoop.execute(() -> releaseRegion0(token));
+        }
+    }
+
+    private void releaseRegion0(long token) {
+        if (closed) {
+            return;
+        }
+        owed.ringFreed(receiveRing.release(token));
+        try {
+            maybeSendCredit();
+        } catch (IOException e) {
+            events.connectionFailed(e);
+        }
+    }
+
+    private void repost(int slot) {
+        if (receiveChain.isFull()) {
+            try {
+                postReceives();
+            } catch (IOException e) {
+                events.connectionFailed(e);
+                return;
+            }
+        }
+        receiveChain.addReceive(RECEIVE_TAG | slot, receiveSlots.address() + (long) slot * slotSize, slotSize,
+                receiveSlots.lkey());
+    }
+
+    private void postReceives() throws IOException {
+        receiveChain.post(qp);
+    }
+
+    /** Starts an orderly disconnect: the peer gets {@code DISCONNECTED}; posted requests are flushed. */
+    void disconnect() {
+        verbs._disconnect(id);
+    }
+
+    /**
+     * Frees the queue pair and the registered memory. Regions handed up the pipeline stay readable;
+     * the peer has no access any more.
+     */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        cq.removeListener(qpNum);
+        verbs._destroyQP(id);
+        cq.unreserve(cqEntries);
+        for (RegisteredBuffer buffer : new RegisteredBuffer[] {receiveSlots, ring, sendBuffer}) {
+            try {
+                buffer.close();
+            } catch (IOException e) {
+                // Nothing can use the memory any more; the registration is lost, not the data.
+            }
+        }
+        inbound.clear();
+    }
+}

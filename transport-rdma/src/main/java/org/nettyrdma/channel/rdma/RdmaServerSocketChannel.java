@@ -1,0 +1,222 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+
+import io.netty.channel.AbstractServerChannel;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.nettyrdma.channel.rdma.internal.CmEvent;
+import org.nettyrdma.channel.rdma.internal.CmEventDispatcher;
+import org.nettyrdma.channel.rdma.internal.CmEventListener;
+import org.nettyrdma.channel.rdma.internal.DisniNative;
+import org.nettyrdma.channel.rdma.internal.RdmaIoHandle;
+import org.nettyrdma.channel.rdma.internal.RdmaLoop;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
+import org.nettyrdma.channel.rdma.internal.SockAddr;
+
+/**
+ * A {@link ServerSocketChannel} over RDMA: an RDMA CM listener on an IPv4 address of an RDMA
+ * interface. Each connect request becomes an {@link RdmaSocketChannel}, whose id moves to the event
+ * loop the child is registered with. Bind to a specific address: RDMA CM attaches a listener to a
+ * device through its address.
+ */
+public final class RdmaServerSocketChannel extends AbstractServerChannel implements ServerSocketChannel {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaServerSocketChannel.class);
+
+    private final RdmaServerSocketChannelConfig config = new RdmaServerSocketChannelConfig(this);
+    private final ArrayDeque<Long> pendingRequests = new ArrayDeque<>();
+    private RdmaLoop loop;
+    private CmEventDispatcher cm;
+    private long listenId;
+    private InetSocketAddress local;
+    private boolean open = true;
+    private boolean readPending;
+
+    /** Creates a server channel. */
+    public RdmaServerSocketChannel() {
+    }
+
+    @Override
+    public RdmaServerSocketChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isActive() {
+        return open && listenId != 0;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return null;
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return local;
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        return loop instanceof IoEventLoop && ((IoEventLoop) loop).isCompatible(ServerUnsafe.class);
+    }
+
+    @Override
+    protected void doRegister(ChannelPromise promise) {
+        ((IoEventLoop) eventLoop()).register((ServerUnsafe) unsafe()).addListener(f -> {
+            if (f.isSuccess()) {
+                ((ServerUnsafe) unsafe()).registration = (IoRegistration) f.getNow();
+                loop = ((IoRegistration) f.getNow()).attachment();
+                promise.setSuccess();
+            } else {
+                promise.setFailure(f.cause());
+            }
+        });
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) throws Exception {
+        if (!(localAddress instanceof InetSocketAddress)) {
+            throw new IOException("unsupported address type: " + localAddress + " (expected: InetSocketAddress)");
+        }
+        InetSocketAddress address = (InetSocketAddress) localAddress;
+        if (address.getAddress() == null || address.getAddress().isAnyLocalAddress()) {
+            throw new IOException("bind an RDMA server to the address of an RDMA interface, not " + address
+                    + " (RDMA CM finds the device by the address)");
+        }
+        cm = loop.cm();
+        long id = cm.createId((ServerUnsafe) unsafe());
+        try {
+            SockAddr memory = new SockAddr();
+            DisniNative.dispatcher()._bindAddr(id, memory.write(address));
+            DisniNative.dispatcher()._listen(id, config.getBacklog());
+            DisniNative.dispatcher()._getSrcAddr(id, memory.address());
+            local = memory.read();
+        } catch (IOException e) {
+            cm.destroyId(id);
+            throw e;
+        }
+        listenId = id;
+    }
+
+    @Override
+    protected void doClose() throws Exception {
+        if (!open) {
+            return;
+        }
+        open = false;
+        for (Long request; (request = pendingRequests.poll()) != null;) {
+            try {
+                RdmaNative.reject(request, 0, 0);
+            } catch (IOException e) {
+                logger.debug("rejecting a pending connect request failed", e);
+            }
+            DisniNative.dispatcher()._destroyCmId(request);
+        }
+        if (listenId != 0) {
+            cm.destroyId(listenId);
+            listenId = 0;
+        }
+    }
+
+    @Override
+    protected void doDeregister() throws Exception {
+        IoRegistration registration = ((ServerUnsafe) unsafe()).registration;
+        if (registration != null) {
+            registration.cancel();
+        }
+    }
+
+    @Override
+    protected void doBeginRead() throws Exception {
+        readPending = true;
+        if (!pendingRequests.isEmpty()) {
+            eventLoop().execute(((ServerUnsafe) unsafe())::acceptPending);
+        }
+    }
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new ServerUnsafe();
+    }
+
+    /** Connect requests arrive here, on the server channel's loop. */
+    private final class ServerUnsafe extends AbstractUnsafe implements RdmaIoHandle, CmEventListener {
+        IoRegistration registration;
+
+        @Override
+        public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
+            safeSetFailure(promise, new UnsupportedOperationException("a server channel does not connect"));
+        }
+
+        @Override
+        public void handle(IoRegistration registration, IoEvent ioEvent) {
+            // Never called: the listener's events come through the loop's CM event channel.
+        }
+
+        @Override
+        public void close() {
+            close(voidPromise());
+        }
+
+        @Override
+        public void onCmEvent(CmEvent event) {
+            if (event.type() == CmEvent.CONNECT_REQUEST) {
+                pendingRequests.add(event.id());
+                if (readPending || config.isAutoRead()) {
+                    acceptPending();
+                }
+            } else if (event.type() == CmEvent.DEVICE_REMOVAL) {
+                pipeline().fireExceptionCaught(new IOException("the RDMA device of " + local + " was removed"));
+                close(voidPromise());
+            }
+        }
+
+        void acceptPending() {
+            boolean accepted = false;
+            for (Long request; (readPending || config.isAutoRead()) && (request = pendingRequests.poll()) != null;) {
+                readPending = false;
+                accepted = true;
+                pipeline().fireChannelRead(new RdmaSocketChannel(RdmaServerSocketChannel.this, request, cm));
+            }
+            if (accepted) {
+                pipeline().fireChannelReadComplete();
+            }
+        }
+    }
+}

@@ -1,0 +1,706 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ConnectionPendingException;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.AbstractChannel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.Future;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.nettyrdma.channel.rdma.internal.CmEvent;
+import org.nettyrdma.channel.rdma.internal.CmEventDispatcher;
+import org.nettyrdma.channel.rdma.internal.CmEventListener;
+import org.nettyrdma.channel.rdma.internal.DisniNative;
+import org.nettyrdma.channel.rdma.internal.RdmaDevice;
+import org.nettyrdma.channel.rdma.internal.RdmaIoHandle;
+import org.nettyrdma.channel.rdma.internal.RdmaLoop;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
+import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.internal.SockAddr;
+
+/**
+ * A {@link SocketChannel} over RDMA: an RC queue pair connected with RDMA CM to an IPv4 address of an
+ * RDMA interface, carrying a byte stream exactly as a TCP socket does (docs/protocol.md). Use it with
+ * an event loop group of {@link RdmaIoHandler}s; a pipeline written for TCP works unchanged.
+ *
+ * <p>The channel becomes active once both sides exchanged their {@code HELLO}; a connect fails with a
+ * {@link ConnectException} naming the RDMA CM event and status (no listener, no route, no RDMA device)
+ * or a {@link ConnectTimeoutException} after {@code CONNECT_TIMEOUT_MILLIS}. Threading: as every
+ * Netty channel, all work happens on its event loop.
+ */
+public final class RdmaSocketChannel extends AbstractChannel implements SocketChannel {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaSocketChannel.class);
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+    /** rdma_cm retry counts: 7 retries; for RNR, 7 means retry for ever (DiSNI's 0/0 dies at once). */
+    private static final int RETRY_COUNT = 7;
+    /** How long a closing channel waits for its last sends before it disconnects anyway. */
+    private static final long LINGER_MILLIS = 2000;
+
+    private final RdmaSocketChannelConfig config;
+    /** For an accepted channel: the listener's dispatcher its id still lives on. */
+    private final CmEventDispatcher acceptedFrom;
+
+    private RdmaLoop loop;
+    private CmEventDispatcher cm;
+    private long id;
+    private RdmaConnection connection;
+    private InetSocketAddress local;
+    private InetSocketAddress remote;
+    private ChannelPromise connectPromise;
+    private Future<?> connectTimeoutFuture;
+    private SocketAddress requestedRemoteAddress;
+    private boolean open = true;
+    private boolean active;
+    private boolean readPending;
+    private boolean inputShutdown;
+    private boolean outputShutdown;
+    private boolean peerClosed;
+    private Runnable teardown;
+
+    /** Creates a channel that will connect. */
+    public RdmaSocketChannel() {
+        super(null);
+        config = new RdmaSocketChannelConfig(this);
+        acceptedFrom = null;
+    }
+
+    /** Creates a channel for a connect request a server channel accepted. */
+    RdmaSocketChannel(RdmaServerSocketChannel parent, long childId, CmEventDispatcher acceptedFrom) {
+        super(parent);
+        config = new RdmaSocketChannelConfig(this);
+        this.acceptedFrom = acceptedFrom;
+        this.id = childId;
+    }
+
+    @Override
+    public ServerSocketChannel parent() {
+        return (ServerSocketChannel) super.parent();
+    }
+
+    @Override
+    public RdmaSocketChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isActive() {
+        return open && active;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) super.remoteAddress();
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return local;
+    }
+
+    @Override
+    protected SocketAddress remoteAddress0() {
+        return remote;
+    }
+
+    @Override
+    public boolean isInputShutdown() {
+        return inputShutdown || !isActive();
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return outputShutdown || !isActive();
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return isInputShutdown() && isOutputShutdown() || !isActive();
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput() {
+        return shutdownOutput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        EventLoop loop = eventLoop();
+        if (loop.inEventLoop()) {
+            ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
+        } else {
+            loop.execute(() -> ((AbstractUnsafe) unsafe()).shutdownOutput(promise));
+        }
+        return promise;
+    }
+
+    @Override
+    public ChannelFuture shutdownInput() {
+        return shutdownInput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownInput(ChannelPromise promise) {
+        EventLoop loop = eventLoop();
+        if (loop.inEventLoop()) {
+            shutdownInput0(promise);
+        } else {
+            loop.execute(() -> shutdownInput0(promise));
+        }
+        return promise;
+    }
+
+    private void shutdownInput0(ChannelPromise promise) {
+        // The peer cannot be told to stop sending without closing; the input side is cut locally:
+        // whatever arrives from now on is dropped (and credited back, so the peer is not stalled).
+        inputShutdown = true;
+        promise.setSuccess();
+    }
+
+    @Override
+    public ChannelFuture shutdown() {
+        return shutdown(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdown(ChannelPromise promise) {
+        ChannelFuture output = shutdownOutput();
+        output.addListener((ChannelFutureListener) f -> shutdownInput().addListener(
+                (ChannelFutureListener) f2 -> {
+                    if (f.isSuccess() && f2.isSuccess()) {
+                        promise.setSuccess();
+                    } else {
+                        promise.setFailure(f.cause() != null ? f.cause() : f2.cause());
+                    }
+                }));
+        return promise;
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        return loop instanceof IoEventLoop && ((IoEventLoop) loop).isCompatible(RdmaUnsafe.class);
+    }
+
+    @Override
+    protected void doRegister(ChannelPromise promise) {
+        ((IoEventLoop) eventLoop()).register((RdmaUnsafe) unsafe()).addListener(f -> {
+            if (!f.isSuccess()) {
+                promise.setFailure(f.cause());
+                return;
+            }
+            IoRegistration registration = (IoRegistration) f.getNow();
+            loop = registration.attachment();
+            promise.setSuccess();
+            if (acceptedFrom != null && connection == null && open) {
+                ((RdmaUnsafe) unsafe()).accept();
+            }
+        });
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) throws Exception {
+        // The local address is given to rdma_resolve_addr when the channel connects.
+        local = checkAddress(localAddress);
+    }
+
+    @Override
+    protected void doDisconnect() throws Exception {
+        doClose();
+    }
+
+    @Override
+    protected void doShutdownOutput() throws Exception {
+        if (outputShutdown) {
+            return;
+        }
+        outputShutdown = true;
+        // In order with the data already posted: the peer reads everything, then the end of input.
+        if (connection != null && !connection.sendControl(RdmaProtocol.TYPE_SHUTDOWN_OUTPUT)) {
+            throw new IOException("no credit left to send SHUTDOWN_OUTPUT: the peer does not read");
+        }
+    }
+
+    @Override
+    protected void doClose() throws Exception {
+        if (!open) {
+            return;
+        }
+        open = false;
+        active = false;
+        ChannelPromise promise = connectPromise;
+        if (promise != null) {
+            promise.tryFailure(new java.nio.channels.ClosedChannelException());
+            connectPromise = null;
+        }
+        cancelConnectTimeout();
+        if (connection != null && connection.isReady() && !peerClosed) {
+            // Tell the peer in band, after the data already posted, then give the last sends time to
+            // complete before disconnecting, as a TCP close lets the kernel deliver what was written.
+            connection.sendControl(RdmaProtocol.TYPE_CLOSE);
+        }
+        if (connection != null && connection.hasOutstandingSends() && loop != null) {
+            teardown = this::teardown;
+            loop.addLingering(teardown);
+            eventLoop().schedule(this::teardown, LINGER_MILLIS, TimeUnit.MILLISECONDS);
+        } else {
+            teardown();
+        }
+    }
+
+    /** Disconnects and frees everything native; runs once. */
+    private void teardown() {
+        if (teardown != null && loop != null) {
+            loop.removeLingering(teardown);
+            teardown = null;
+        }
+        if (connection != null) {
+            connection.disconnect();
+            connection.close();
+            connection = null;
+        }
+        if (id != 0) {
+            if (cm != null) {
+                cm.destroyId(id);
+            } else {
+                // An accepted id never adopted by a loop: refuse the peer, then free it.
+                try {
+                    RdmaNative.reject(id, 0, 0);
+                } catch (IOException e) {
+                    logger.debug("rejecting a connect request failed", e);
+                }
+                DisniNative.dispatcher()._destroyCmId(id);
+            }
+            id = 0;
+        }
+    }
+
+    @Override
+    protected void doDeregister() throws Exception {
+        IoRegistration registration = ((RdmaUnsafe) unsafe()).registration;
+        if (registration != null) {
+            registration.cancel();
+        }
+    }
+
+    @Override
+    protected void doBeginRead() throws Exception {
+        readPending = true;
+        if (connection != null && connection.hasInbound()) {
+            // Not from inside read(): a handler calling read() in channelRead must not recurse.
+            eventLoop().execute(((RdmaUnsafe) unsafe())::readNow);
+        }
+    }
+
+    void clearReadPending() {
+        if (isRegistered()) {
+            EventLoop loop = eventLoop();
+            if (loop.inEventLoop()) {
+                readPending = false;
+            } else {
+                loop.execute(() -> readPending = false);
+            }
+        } else {
+            readPending = false;
+        }
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+        if (connection != null) {
+            connection.flush(in);
+        }
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        if (msg instanceof ByteBuf) {
+            return msg;
+        }
+        throw new UnsupportedOperationException("unsupported message type: " + msg.getClass().getName()
+                + " (expected: ByteBuf)");
+    }
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new RdmaUnsafe();
+    }
+
+    private static InetSocketAddress checkAddress(SocketAddress address) throws IOException {
+        if (!(address instanceof InetSocketAddress)) {
+            throw new IOException("unsupported address type: " + address + " (expected: InetSocketAddress)");
+        }
+        InetSocketAddress inet = (InetSocketAddress) address;
+        if (inet.isUnresolved()) {
+            throw new java.net.UnknownHostException(inet.getHostString());
+        }
+        return inet;
+    }
+
+    private void cancelConnectTimeout() {
+        if (connectTimeoutFuture != null) {
+            connectTimeoutFuture.cancel(false);
+            connectTimeoutFuture = null;
+        }
+    }
+
+    /** The channel's unsafe: its RDMA CM events and connection events arrive here, on the loop. */
+    private final class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle, CmEventListener,
+            RdmaConnection.Events {
+
+        IoRegistration registration;
+        private final SockAddr addressMemory = new SockAddr();
+
+        @Override
+        public void handle(IoRegistration registration, IoEvent ioEvent) {
+            // Never called: an RDMA channel has no fd of its own.
+        }
+
+        @Override
+        public void registered() {
+            // The registration object arrives through doRegister's future.
+        }
+
+        @Override
+        public void close() {
+            close(voidPromise());
+        }
+
+        @Override
+        public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
+            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+                return;
+            }
+            try {
+                if (connectPromise != null) {
+                    throw new ConnectionPendingException();
+                }
+                if (active || id != 0) {
+                    throw new AlreadyConnectedException();
+                }
+                InetSocketAddress target = checkAddress(remoteAddress);
+                if (localAddress != null) {
+                    local = checkAddress(localAddress);
+                }
+                requestedRemoteAddress = target;
+                cm = loop.cm();
+                id = cm.createId(this);
+                long source = local != null ? new SockAddr().write(local) : 0;
+                DisniNative.dispatcher()._resolveAddr(id, source, addressMemory.write(target), timeoutMillis());
+                connectPromise = promise;
+                int timeout = config.getConnectTimeoutMillis();
+                if (timeout > 0) {
+                    connectTimeoutFuture = eventLoop().schedule(() -> {
+                        ChannelPromise pending = connectPromise;
+                        if (pending != null && pending.tryFailure(new ConnectTimeoutException(
+                                "connection timed out after " + timeout + " ms: " + requestedRemoteAddress))) {
+                            close(voidPromise());
+                        }
+                    }, timeout, TimeUnit.MILLISECONDS);
+                }
+                promise.addListener((ChannelFutureListener) future -> {
+                    if (future.isCancelled()) {
+                        cancelConnectTimeout();
+                        connectPromise = null;
+                        close(voidPromise());
+                    }
+                });
+            } catch (Throwable t) {
+                promise.tryFailure(annotate(t));
+                closeIfClosed();
+            }
+        }
+
+        private int timeoutMillis() {
+            int timeout = config.getConnectTimeoutMillis();
+            return timeout > 0 ? timeout : 30_000;
+        }
+
+        private Throwable annotate(Throwable t) {
+            if (t instanceof IOException && requestedRemoteAddress != null && !(t instanceof ConnectException)) {
+                ConnectException e = new ConnectException(t.getMessage() + ": " + requestedRemoteAddress);
+                e.initCause(t);
+                return e;
+            }
+            return t;
+        }
+
+        /** Sets up an accepted connection on this channel's loop and accepts it. */
+        void accept() {
+            try {
+                cm = loop.cm();
+                cm.adopt(id, acceptedFrom, this);
+                openConnection();
+                RdmaNative.accept(id, RETRY_COUNT, 0, 0);
+                // librdmacm moved the QP to RTS during the accept: it may send at once.
+                connection.sendHello();
+                local = readAddress(true);
+                remote = readAddress(false);
+            } catch (Throwable t) {
+                logger.debug("accepting a connection failed", t);
+                close(voidPromise());
+            }
+        }
+
+        private void openConnection() throws IOException {
+            long context = DisniNative.dispatcher()._getContext(id);
+            if (context <= 0) {
+                throw new IOException("the rdma_cm_id has no RDMA device");
+            }
+            RdmaDevice device = RdmaDevice.of(context);
+            connection = new RdmaConnection(this, eventLoop(), loop.completionQueue(device), id, config);
+        }
+
+        private InetSocketAddress readAddress(boolean source) {
+            int result = source ? DisniNative.dispatcher()._getSrcAddr(id, addressMemory.address())
+                    : DisniNative.dispatcher()._getDstAddr(id, addressMemory.address());
+            return result == 0 ? addressMemory.read() : null;
+        }
+
+        @Override
+        public void onCmEvent(CmEvent event) {
+            try {
+                switch (event.type()) {
+                    case CmEvent.ADDR_RESOLVED:
+                        DisniNative.dispatcher()._resolveRoute(id, timeoutMillis());
+                        break;
+                    case CmEvent.ROUTE_RESOLVED:
+                        openConnection();
+                        DisniNative.dispatcher()._connect(id, RETRY_COUNT, RETRY_COUNT, 0, (byte) 0);
+                        break;
+                    case CmEvent.ESTABLISHED:
+                        if (acceptedFrom == null) {
+                            connection.sendHello();
+                        }
+                        break;
+                    case CmEvent.ADDR_ERROR:
+                    case CmEvent.ROUTE_ERROR:
+                    case CmEvent.UNREACHABLE:
+                    case CmEvent.REJECTED:
+                    case CmEvent.CONNECT_ERROR:
+                        failConnect(new ConnectException(describe(event) + ": " + requestedRemoteAddress));
+                        break;
+                    case CmEvent.DISCONNECTED:
+                        onPeerDisconnected();
+                        break;
+                    case CmEvent.DEVICE_REMOVAL:
+                        connectionFailed(new IOException("the RDMA device was removed"));
+                        break;
+                    default:
+                        break;
+                }
+            } catch (Throwable t) {
+                if (connectPromise != null) {
+                    failConnect(annotate(t));
+                } else {
+                    connectionFailed(t);
+                }
+            }
+        }
+
+        private String describe(CmEvent event) {
+            switch (event.type()) {
+                case CmEvent.REJECTED:
+                    return "connection refused (RDMA CM REJECTED, reason " + event.status()
+                            + "): no RDMA listener at that port";
+                case CmEvent.ADDR_ERROR:
+                    return "no RDMA device reaches that address (RDMA CM ADDR_ERROR, status " + event.status() + ')';
+                case CmEvent.ROUTE_ERROR:
+                    return "no RDMA route to that address (RDMA CM ROUTE_ERROR, status " + event.status() + ')';
+                default:
+                    return "connection failed (RDMA CM " + CmEvent.name(event.type()) + ", status "
+                            + event.status() + ')';
+            }
+        }
+
+        private void failConnect(Throwable cause) {
+            ChannelPromise promise = connectPromise;
+            connectPromise = null;
+            cancelConnectTimeout();
+            if (promise != null) {
+                promise.tryFailure(cause);
+            }
+            close(voidPromise());
+        }
+
+        @Override
+        public void connectionReady() {
+            boolean wasActive = isActive();
+            active = true;
+            local = readAddress(true);
+            remote = readAddress(false);
+            ChannelPromise promise = connectPromise;
+            if (promise != null) {
+                connectPromise = null;
+                cancelConnectTimeout();
+                boolean promiseSet = promise.trySuccess();
+                if (!wasActive && isActive()) {
+                    pipeline().fireChannelActive();
+                }
+                if (!promiseSet) {
+                    close(voidPromise());
+                    return;
+                }
+            } else if (!wasActive) {
+                pipeline().fireChannelActive();
+            }
+            writeSpaceAvailable();
+        }
+
+        @Override
+        public void inboundAvailable() {
+            if (readPending || config.isAutoRead()) {
+                readNow();
+            }
+        }
+
+        @Override
+        public void writeSpaceAvailable() {
+            if (isActive() && outboundBuffer() != null && !outboundBuffer().isEmpty()) {
+                flush0();
+            }
+        }
+
+        @Override
+        public void sendsDrained() {
+            if (!open && teardown != null) {
+                teardown();
+            }
+        }
+
+        @Override
+        public void connectionFailed(Throwable cause) {
+            if (!open) {
+                return;
+            }
+            pipeline().fireExceptionCaught(cause);
+            close(voidPromise());
+        }
+
+        private void onPeerDisconnected() {
+            peerClosed = true;
+            if (connection == null || !connection.hasInbound()) {
+                close(voidPromise());
+            }
+            // else: the data that arrived before the disconnect is read first (readNow closes then).
+        }
+
+        /** Hands received messages to the pipeline while it wants them. */
+        void readNow() {
+            if (connection == null || !open) {
+                return;
+            }
+            ChannelPipeline pipeline = pipeline();
+            RecvByteBufAllocator.Handle handle = recvBufAllocHandle();
+            handle.reset(config);
+            boolean readSomething = false;
+            boolean shutdownReceived = false;
+            boolean closeReceived = false;
+            try {
+                while ((readPending || config.isAutoRead()) && connection != null && connection.hasInbound()) {
+                    Object message = connection.readInbound(config.getAllocator());
+                    if (message instanceof ByteBuf) {
+                        ByteBuf buf = (ByteBuf) message;
+                        if (inputShutdown) {
+                            buf.release();
+                            continue;
+                        }
+                        readPending = false;
+                        readSomething = true;
+                        handle.incMessagesRead(1);
+                        handle.attemptedBytesRead(buf.readableBytes());
+                        handle.lastBytesRead(buf.readableBytes());
+                        pipeline.fireChannelRead(buf);
+                        if (!handle.continueReading()) {
+                            break;
+                        }
+                    } else if ((Integer) message == RdmaProtocol.TYPE_SHUTDOWN_OUTPUT) {
+                        shutdownReceived = true;
+                        break;
+                    } else {
+                        closeReceived = true;
+                        break;
+                    }
+                }
+                if (connection != null) {
+                    connection.readComplete();
+                }
+            } catch (Throwable t) {
+                handle.readComplete();
+                pipeline.fireChannelReadComplete();
+                connectionFailed(t);
+                return;
+            }
+            handle.readComplete();
+            if (readSomething) {
+                pipeline.fireChannelReadComplete();
+            }
+            if (closeReceived || peerClosed && (connection == null || !connection.hasInbound())) {
+                peerClosed = true;
+                close(voidPromise());
+            } else if (shutdownReceived) {
+                inputShutdown = true;
+                if (config.isAllowHalfClosure()) {
+                    pipeline.fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+                    pipeline.fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+                } else {
+                    close(voidPromise());
+                }
+            } else if (connection != null && connection.hasInbound() && (readPending || config.isAutoRead())) {
+                // The allocator handle ended this read; come back for the rest.
+                eventLoop().execute(this::readNow);
+            }
+        }
+    }
+}

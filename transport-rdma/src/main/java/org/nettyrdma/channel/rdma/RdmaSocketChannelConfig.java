@@ -1,0 +1,347 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import static io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE;
+import static io.netty.channel.ChannelOption.IP_TOS;
+import static io.netty.channel.ChannelOption.SO_KEEPALIVE;
+import static io.netty.channel.ChannelOption.SO_LINGER;
+import static io.netty.channel.ChannelOption.SO_RCVBUF;
+import static io.netty.channel.ChannelOption.SO_REUSEADDR;
+import static io.netty.channel.ChannelOption.SO_SNDBUF;
+import static io.netty.channel.ChannelOption.TCP_NODELAY;
+import static io.netty.util.internal.ObjectUtil.checkInRange;
+
+import java.util.Map;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultChannelConfig;
+import io.netty.channel.MessageSizeEstimator;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketChannelConfig;
+import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+
+/**
+ * The configuration of an {@link RdmaSocketChannel}. What the standard socket options mean here:
+ * <ul>
+ *   <li>{@code SO_RCVBUF}: the ring the peer RDMA-Writes large messages into (default 1 MiB);</li>
+ *   <li>{@code SO_SNDBUF}: the registered memory outgoing bytes are staged in until the device sent
+ *       them (default 1 MiB); a write's promise completes once its bytes are staged, as a TCP write's
+ *       does once they are in the socket buffer;</li>
+ *   <li>{@code TCP_NODELAY}: always on, there is no Nagle; {@code SO_KEEPALIVE}, {@code IP_TOS},
+ *       {@code SO_REUSEADDR}, {@code SO_LINGER}: kept and reported, without effect yet.</li>
+ * </ul>
+ * The buffer sizes and the {@link RdmaChannelOption}s take effect when the connection is set up.
+ */
+public final class RdmaSocketChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
+
+    static final int DEFAULT_BUFFER_SIZE = 1 << 20;
+
+    private volatile int receiveBufferSize = DEFAULT_BUFFER_SIZE;
+    private volatile int sendBufferSize = DEFAULT_BUFFER_SIZE;
+    private volatile int receiveSlots = 64;
+    private volatile int slotSize = 8192;
+    private volatile int sendQueueDepth = 128;
+    private volatile boolean allowHalfClosure;
+    private volatile boolean keepAlive;
+    private volatile int trafficClass;
+    private volatile boolean reuseAddress;
+    private volatile int soLinger = -1;
+
+    RdmaSocketChannelConfig(RdmaSocketChannel channel) {
+        super(channel);
+    }
+
+    @Override
+    public Map<ChannelOption<?>, Object> getOptions() {
+        return getOptions(super.getOptions(), SO_RCVBUF, SO_SNDBUF, TCP_NODELAY, SO_KEEPALIVE, SO_REUSEADDR,
+                SO_LINGER, IP_TOS, ALLOW_HALF_CLOSURE, RdmaChannelOption.RECEIVE_SLOTS,
+                RdmaChannelOption.SLOT_SIZE, RdmaChannelOption.SEND_QUEUE_DEPTH);
+    }
+
+    @SuppressWarnings("unchecked")
+    @Override
+    public <T> T getOption(ChannelOption<T> option) {
+        if (option == SO_RCVBUF) {
+            return (T) Integer.valueOf(getReceiveBufferSize());
+        }
+        if (option == SO_SNDBUF) {
+            return (T) Integer.valueOf(getSendBufferSize());
+        }
+        if (option == TCP_NODELAY) {
+            return (T) Boolean.valueOf(isTcpNoDelay());
+        }
+        if (option == SO_KEEPALIVE) {
+            return (T) Boolean.valueOf(isKeepAlive());
+        }
+        if (option == SO_REUSEADDR) {
+            return (T) Boolean.valueOf(isReuseAddress());
+        }
+        if (option == SO_LINGER) {
+            return (T) Integer.valueOf(getSoLinger());
+        }
+        if (option == IP_TOS) {
+            return (T) Integer.valueOf(getTrafficClass());
+        }
+        if (option == ALLOW_HALF_CLOSURE) {
+            return (T) Boolean.valueOf(isAllowHalfClosure());
+        }
+        if (option == RdmaChannelOption.RECEIVE_SLOTS) {
+            return (T) Integer.valueOf(getReceiveSlots());
+        }
+        if (option == RdmaChannelOption.SLOT_SIZE) {
+            return (T) Integer.valueOf(getSlotSize());
+        }
+        if (option == RdmaChannelOption.SEND_QUEUE_DEPTH) {
+            return (T) Integer.valueOf(getSendQueueDepth());
+        }
+        return super.getOption(option);
+    }
+
+    @Override
+    public <T> boolean setOption(ChannelOption<T> option, T value) {
+        validate(option, value);
+        if (option == SO_RCVBUF) {
+            setReceiveBufferSize((Integer) value);
+        } else if (option == SO_SNDBUF) {
+            setSendBufferSize((Integer) value);
+        } else if (option == TCP_NODELAY) {
+            setTcpNoDelay((Boolean) value);
+        } else if (option == SO_KEEPALIVE) {
+            setKeepAlive((Boolean) value);
+        } else if (option == SO_REUSEADDR) {
+            setReuseAddress((Boolean) value);
+        } else if (option == SO_LINGER) {
+            setSoLinger((Integer) value);
+        } else if (option == IP_TOS) {
+            setTrafficClass((Integer) value);
+        } else if (option == ALLOW_HALF_CLOSURE) {
+            setAllowHalfClosure((Boolean) value);
+        } else if (option == RdmaChannelOption.RECEIVE_SLOTS) {
+            setReceiveSlots((Integer) value);
+        } else if (option == RdmaChannelOption.SLOT_SIZE) {
+            setSlotSize((Integer) value);
+        } else if (option == RdmaChannelOption.SEND_QUEUE_DEPTH) {
+            setSendQueueDepth((Integer) value);
+        } else {
+            return super.setOption(option, value);
+        }
+        return true;
+    }
+
+    /** Returns the receive slots posted for the peer's Sends. */
+    public int getReceiveSlots() {
+        return receiveSlots;
+    }
+
+    /** Sets the receive slots posted for the peer's Sends. */
+    public RdmaSocketChannelConfig setReceiveSlots(int receiveSlots) {
+        this.receiveSlots = checkInRange(receiveSlots, RdmaProtocol.MIN_SLOTS, 4096, "receiveSlots");
+        return this;
+    }
+
+    /** Returns the size of a receive slot (the largest Send). */
+    public int getSlotSize() {
+        return slotSize;
+    }
+
+    /** Sets the size of a receive slot (the largest Send). */
+    public RdmaSocketChannelConfig setSlotSize(int slotSize) {
+        this.slotSize = checkInRange(slotSize, 256, RdmaProtocol.MAX_SLOT_SIZE, "slotSize");
+        return this;
+    }
+
+    /** Returns the work requests the send queue holds. */
+    public int getSendQueueDepth() {
+        return sendQueueDepth;
+    }
+
+    /** Sets the work requests the send queue holds. */
+    public RdmaSocketChannelConfig setSendQueueDepth(int sendQueueDepth) {
+        this.sendQueueDepth = checkInRange(sendQueueDepth, 4, 4096, "sendQueueDepth");
+        return this;
+    }
+
+    @Override
+    public boolean isTcpNoDelay() {
+        return true;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setTcpNoDelay(boolean tcpNoDelay) {
+        // Nothing is ever delayed to coalesce: a flush posts at once.
+        return this;
+    }
+
+    @Override
+    public int getSoLinger() {
+        return soLinger;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setSoLinger(int soLinger) {
+        this.soLinger = soLinger;
+        return this;
+    }
+
+    @Override
+    public int getSendBufferSize() {
+        return sendBufferSize;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setSendBufferSize(int sendBufferSize) {
+        this.sendBufferSize = checkInRange(sendBufferSize, 64 * 1024, RdmaProtocol.MAX_RING_SIZE, "sendBufferSize");
+        return this;
+    }
+
+    @Override
+    public int getReceiveBufferSize() {
+        return receiveBufferSize;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setReceiveBufferSize(int receiveBufferSize) {
+        this.receiveBufferSize = checkInRange(receiveBufferSize, 64 * 1024, RdmaProtocol.MAX_RING_SIZE,
+                "receiveBufferSize");
+        return this;
+    }
+
+    @Override
+    public boolean isKeepAlive() {
+        return keepAlive;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setKeepAlive(boolean keepAlive) {
+        this.keepAlive = keepAlive;
+        return this;
+    }
+
+    @Override
+    public int getTrafficClass() {
+        return trafficClass;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setTrafficClass(int trafficClass) {
+        this.trafficClass = trafficClass;
+        return this;
+    }
+
+    @Override
+    public boolean isReuseAddress() {
+        return reuseAddress;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setReuseAddress(boolean reuseAddress) {
+        this.reuseAddress = reuseAddress;
+        return this;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setPerformancePreferences(int connectionTime, int latency, int bandwidth) {
+        return this;
+    }
+
+    @Override
+    public boolean isAllowHalfClosure() {
+        return allowHalfClosure;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setAllowHalfClosure(boolean allowHalfClosure) {
+        this.allowHalfClosure = allowHalfClosure;
+        return this;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setConnectTimeoutMillis(int connectTimeoutMillis) {
+        super.setConnectTimeoutMillis(connectTimeoutMillis);
+        return this;
+    }
+
+    @Override
+    @Deprecated
+    public RdmaSocketChannelConfig setMaxMessagesPerRead(int maxMessagesPerRead) {
+        super.setMaxMessagesPerRead(maxMessagesPerRead);
+        return this;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setWriteSpinCount(int writeSpinCount) {
+        super.setWriteSpinCount(writeSpinCount);
+        return this;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setAllocator(ByteBufAllocator allocator) {
+        super.setAllocator(allocator);
+        return this;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setRecvByteBufAllocator(RecvByteBufAllocator allocator) {
+        super.setRecvByteBufAllocator(allocator);
+        return this;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setAutoRead(boolean autoRead) {
+        super.setAutoRead(autoRead);
+        return this;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setAutoClose(boolean autoClose) {
+        super.setAutoClose(autoClose);
+        return this;
+    }
+
+    @Override
+    @Deprecated
+    public RdmaSocketChannelConfig setWriteBufferHighWaterMark(int writeBufferHighWaterMark) {
+        super.setWriteBufferHighWaterMark(writeBufferHighWaterMark);
+        return this;
+    }
+
+    @Override
+    @Deprecated
+    public RdmaSocketChannelConfig setWriteBufferLowWaterMark(int writeBufferLowWaterMark) {
+        super.setWriteBufferLowWaterMark(writeBufferLowWaterMark);
+        return this;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setWriteBufferWaterMark(WriteBufferWaterMark writeBufferWaterMark) {
+        super.setWriteBufferWaterMark(writeBufferWaterMark);
+        return this;
+    }
+
+    @Override
+    public RdmaSocketChannelConfig setMessageSizeEstimator(MessageSizeEstimator estimator) {
+        super.setMessageSizeEstimator(estimator);
+        return this;
+    }
+
+    @Override
+    protected void autoReadCleared() {
+        ((RdmaSocketChannel) channel).clearReadPending();
+    }
+}

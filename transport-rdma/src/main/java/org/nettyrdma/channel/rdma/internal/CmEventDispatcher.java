@@ -1,0 +1,154 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.internal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.HashMap;
+import java.util.Map;
+
+import com.ibm.disni.util.MemoryUtils;
+import com.ibm.disni.verbs.impl.NativeDispatcher;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+/**
+ * The RDMA CM event channel of one event loop: every {@code rdma_cm_id} of the loop's channels lives
+ * on it, and its fd is watched by the loop's epoll. Events are read without blocking and routed by id
+ * (a connect request by its listening id).
+ *
+ * <p>Before an event is routed, the loop's completion queues are polled: data that arrived before a
+ * disconnect must be seen before the disconnect, and the two come through different fds.
+ *
+ * <p>Used on its event loop only.
+ */
+public final class CmEventDispatcher implements EpollIoHandle {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(CmEventDispatcher.class);
+
+    private final NativeDispatcher verbs = DisniNative.dispatcher();
+    private final long channel;
+    private final FileDescriptor fd;
+    private final ByteBuffer record = ByteBuffer.allocateDirect(RdmaNative.CM_EVENT_SIZE)
+            .order(ByteOrder.nativeOrder());
+    private final long recordAddress = MemoryUtils.getAddress(record);
+    private final CmEvent event = new CmEvent(record);
+    private final Map<Long, CmEventListener> listeners = new HashMap<>();
+    private final Runnable beforeDispatch;
+    private boolean closed;
+
+    /**
+     * Creates the loop's event channel.
+     *
+     * @param beforeDispatch runs before each event is routed (polls the loop's completion queues)
+     */
+    public CmEventDispatcher(Runnable beforeDispatch) throws IOException {
+        this.beforeDispatch = beforeDispatch;
+        channel = verbs._createEventChannel();
+        fd = new FileDescriptor(RdmaNative.eventChannelFd(channel));
+    }
+
+    /** Returns the {@code rdma_event_channel*}. */
+    public long channel() {
+        return channel;
+    }
+
+    /** Creates an id on this channel in the TCP port space (reliable connected QPs). */
+    public long createId(CmEventListener listener) throws IOException {
+        long id = verbs._createId(channel, (short) 0x106);
+        listeners.put(id, listener);
+        return id;
+    }
+
+    /**
+     * Moves an id from another loop's channel to this one ({@code rdma_migrate_id}) and routes its
+     * events to {@code listener}: how an accepted connection follows its channel to the child loop.
+     */
+    public void adopt(long id, CmEventDispatcher from, CmEventListener listener) throws IOException {
+        if (from != this) {
+            RdmaNative.migrateId(id, channel);
+        }
+        listeners.put(id, listener);
+    }
+
+    /** Stops routing an id's events and destroys the id (its QP must be gone already). */
+    public void destroyId(long id) {
+        listeners.remove(id);
+        int result = verbs._destroyCmId(id);
+        if (result != 0) {
+            logger.debug("rdma_destroy_id returned {}", result);
+        }
+    }
+
+    /** Returns the number of ids with a listener on this channel. */
+    public int size() {
+        return listeners.size();
+    }
+
+    @Override
+    public FileDescriptor fd() {
+        return fd;
+    }
+
+    @Override
+    public void handle(IoRegistration registration, IoEvent ioEvent) {
+        for (;;) {
+            int type;
+            try {
+                type = RdmaNative.pollCmEvent(channel, recordAddress);
+            } catch (IOException e) {
+                logger.warn("reading the RDMA CM event channel failed", e);
+                return;
+            }
+            if (type < 0) {
+                return;
+            }
+            beforeDispatch.run();
+            long routeBy = type == CmEvent.CONNECT_REQUEST ? event.listenId() : event.id();
+            CmEventListener listener = listeners.get(routeBy);
+            if (listener != null) {
+                listener.onCmEvent(event);
+            } else if (type == CmEvent.CONNECT_REQUEST) {
+                // The listener is gone; the child id is ours to refuse and free.
+                try {
+                    RdmaNative.reject(event.id(), 0, 0);
+                } catch (IOException e) {
+                    logger.debug("rejecting a connect request for a closed listener failed", e);
+                }
+                verbs._destroyCmId(event.id());
+            } else {
+                logger.debug("{} for an id without a channel", event);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        int result = verbs._destroyEventChannel(channel);
+        if (result != 0) {
+            logger.warn("rdma_destroy_event_channel returned {}", result);
+        }
+    }
+}

@@ -1,0 +1,207 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.internal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.ibm.disni.util.MemoryUtils;
+import com.ibm.disni.verbs.impl.NativeDispatcher;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+/**
+ * The completion queue of one event loop on one device, shared by all of that loop's queue pairs on
+ * the device, with its completion channel watched by the loop's epoll.
+ *
+ * <p>When the channel's fd is readable: take every pending event (epoll is level-triggered), ack,
+ * re-arm, and only then poll the CQ until it is empty; a completion landing between the last poll
+ * and the re-arm would otherwise raise no event and sit unseen. Completions are polled in batches
+ * into one direct array and dispatched by QP number without allocating.
+ *
+ * <p>Used on its event loop only.
+ */
+public final class CompletionQueue implements EpollIoHandle {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(CompletionQueue.class);
+    private static final AtomicInteger LIVE = new AtomicInteger();
+
+    /** {@code struct ibv_wc}: 48 bytes; the offsets DiSNI's own reader uses. */
+    private static final int WC_SIZE = 48;
+    private static final int WC_WR_ID = 0;
+    private static final int WC_STATUS = 8;
+    private static final int WC_OPCODE = 12;
+    private static final int WC_BYTE_LEN = 20;
+    private static final int WC_IMM_DATA = 24;
+    private static final int WC_QP_NUM = 28;
+    private static final int POLL_BATCH = 32;
+
+    private final NativeDispatcher verbs = DisniNative.dispatcher();
+    private final RdmaDevice device;
+    private final long completionChannel;
+    private final long cq;
+    private final int capacity;
+    private final FileDescriptor fd;
+    private final ByteBuffer completions = ByteBuffer.allocateDirect(POLL_BATCH * WC_SIZE)
+            .order(ByteOrder.nativeOrder());
+    private final long completionsAddress = MemoryUtils.getAddress(completions);
+    private final IntObjectMap<CompletionListener> listeners = new IntObjectHashMap<>();
+    private int reservedEntries;
+    private boolean closed;
+
+    /** Creates a CQ of {@code capacity} entries (at most the device's limit) with its channel. */
+    public CompletionQueue(RdmaDevice device, int capacity) throws IOException {
+        this.device = device;
+        this.capacity = Math.min(capacity, device.maxCqe());
+        completionChannel = verbs._createCompChannel(device.context());
+        long created;
+        try {
+            created = verbs._createCQ(device.context(), completionChannel, this.capacity, 0);
+        } catch (IOException e) {
+            verbs._destroyCompChannel(completionChannel);
+            throw e;
+        }
+        cq = created;
+        fd = new FileDescriptor(RdmaNative.completionChannelFd(completionChannel));
+        arm();
+        LIVE.incrementAndGet();
+    }
+
+    /** Returns the {@code ibv_cq*}. */
+    public long cq() {
+        return cq;
+    }
+
+    /** Returns the device. */
+    public RdmaDevice device() {
+        return device;
+    }
+
+    /**
+     * Reserves room for a queue pair's {@code entries} outstanding work requests, so the CQ can never
+     * overrun (an overrun would put every QP on it in the error state).
+     *
+     * @return {@code false} if the CQ is full
+     */
+    public boolean reserve(int entries) {
+        if (reservedEntries + entries > capacity) {
+            return false;
+        }
+        reservedEntries += entries;
+        return true;
+    }
+
+    /** Returns room reserved with {@link #reserve(int)}. */
+    public void unreserve(int entries) {
+        reservedEntries -= entries;
+    }
+
+    /** Routes the completions of a QP to {@code listener}. */
+    public void addListener(int qpNum, CompletionListener listener) {
+        listeners.put(qpNum, listener);
+    }
+
+    /** Stops routing a QP's completions; later ones (flushed work requests) are dropped. */
+    public void removeListener(int qpNum) {
+        listeners.remove(qpNum);
+    }
+
+    @Override
+    public FileDescriptor fd() {
+        return fd;
+    }
+
+    @Override
+    public void handle(IoRegistration registration, IoEvent ioEvent) {
+        try {
+            int events = 0;
+            while (verbs._getCqEvent(completionChannel, 0) == 0) {
+                events++;
+            }
+            if (events > 0) {
+                verbs._ackCqEvent(cq, events);
+            }
+            arm();
+            poll();
+        } catch (IOException e) {
+            // Only a broken device fails here; every QP on the CQ is lost with it.
+            logger.warn("completion queue of {} failed", device, e);
+        }
+    }
+
+    /**
+     * Polls the CQ until it is empty and dispatches what it finds. Also called before a CM event is
+     * handled, so that data that arrived before a disconnect is seen before the disconnect.
+     */
+    public void poll() throws IOException {
+        if (closed) {
+            return;
+        }
+        for (;;) {
+            int n = verbs._pollCQ(cq, POLL_BATCH, completionsAddress);
+            if (n < 0) {
+                throw new IOException("ibv_poll_cq failed on " + device + ": " + n);
+            }
+            for (int i = 0; i < n; i++) {
+                int base = i * WC_SIZE;
+                CompletionListener listener = listeners.get(completions.getInt(base + WC_QP_NUM));
+                if (listener != null) {
+                    listener.onCompletion(completions.getLong(base + WC_WR_ID), completions.getInt(base + WC_STATUS),
+                            completions.getInt(base + WC_OPCODE), completions.getInt(base + WC_BYTE_LEN),
+                            completions.getInt(base + WC_IMM_DATA));
+                }
+            }
+            if (n < POLL_BATCH) {
+                return;
+            }
+        }
+    }
+
+    private void arm() throws IOException {
+        int result = verbs._reqNotifyCQ(cq, 0);
+        if (result != 0) {
+            throw new IOException("ibv_req_notify_cq failed on " + device + ": " + result);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        LIVE.decrementAndGet();
+        // CQ before its channel: the other order answers EBUSY and leaks the channel.
+        int cqResult = verbs._destroyCQ(cq);
+        int channelResult = verbs._destroyCompChannel(completionChannel);
+        if (cqResult != 0 || channelResult != 0) {
+            logger.warn("destroying the completion queue of {} returned {} / {}", device, cqResult, channelResult);
+        }
+    }
+
+    /** Returns the number of completion queues not yet closed, process-wide. */
+    public static int liveCount() {
+        return LIVE.get();
+    }
+}

@@ -1,0 +1,141 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.internal;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.epoll.EpollIoOps;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+/**
+ * The RDMA objects one event loop shares among its channels: one RDMA CM event channel and, per
+ * device, one completion queue, each registered as an ordinary handle with the loop's epoll. Made
+ * lazily, so a loop that never carries an RDMA channel opens nothing.
+ *
+ * <p>Used on its event loop only.
+ */
+public final class RdmaLoop {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaLoop.class);
+
+    /** Completion queue entries per loop and device; each connection reserves what it can have in flight. */
+    private static final int CQ_ENTRIES = 16384;
+
+    private final IoHandler epoll;
+    private final Map<Long, CompletionQueue> completionQueues = new HashMap<>();
+    private final List<IoRegistration> registrations = new ArrayList<>();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final Set<Runnable> lingering = new LinkedHashSet<>();
+    private CmEventDispatcher cm;
+
+    /** Creates the state of a loop whose fds are watched by {@code epoll}. */
+    public RdmaLoop(IoHandler epoll) {
+        this.epoll = epoll;
+    }
+
+    /** Returns the loop's CM event channel, creating and registering it on first use. */
+    public CmEventDispatcher cm() throws IOException {
+        if (cm == null) {
+            CmEventDispatcher dispatcher = new CmEventDispatcher(this::pollCompletionQueues);
+            register(dispatcher, dispatcher);
+            cm = dispatcher;
+        }
+        return cm;
+    }
+
+    /** Returns the loop's completion queue on {@code device}, creating and registering it on first use. */
+    public CompletionQueue completionQueue(RdmaDevice device) throws IOException {
+        CompletionQueue cq = completionQueues.get(device.context());
+        if (cq == null) {
+            cq = new CompletionQueue(device, CQ_ENTRIES);
+            register(cq, cq);
+            completionQueues.put(device.context(), cq);
+        }
+        return cq;
+    }
+
+    private void register(IoHandle handle, AutoCloseable resource) throws IOException {
+        try {
+            IoRegistration registration = epoll.register(handle);
+            registration.submit(EpollIoOps.EPOLLIN);
+            registrations.add(registration);
+            resources.add(resource);
+        } catch (Exception e) {
+            try {
+                resource.close();
+            } catch (Exception suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e instanceof IOException ? (IOException) e : new IOException("registering with epoll failed", e);
+        }
+    }
+
+    /** Polls every completion queue of the loop until it is empty. */
+    public void pollCompletionQueues() {
+        for (CompletionQueue cq : completionQueues.values()) {
+            try {
+                cq.poll();
+            } catch (IOException e) {
+                logger.warn("polling {} failed", cq.device(), e);
+            }
+        }
+    }
+
+    /**
+     * Remembers the teardown of a connection that closed but still waits for its last sends to
+     * complete; if the loop shuts down first, {@link #close()} runs it.
+     */
+    public void addLingering(Runnable teardown) {
+        lingering.add(teardown);
+    }
+
+    /** Forgets a teardown added with {@link #addLingering(Runnable)}, once it ran. */
+    public void removeLingering(Runnable teardown) {
+        lingering.remove(teardown);
+    }
+
+    /** Frees the loop's CQs and event channel; the channels on the loop are closed already. */
+    public void close() {
+        for (Runnable teardown : new ArrayList<>(lingering)) {
+            teardown.run();
+        }
+        lingering.clear();
+        for (IoRegistration registration : registrations) {
+            registration.cancel();
+        }
+        registrations.clear();
+        for (AutoCloseable resource : resources) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                logger.warn("closing {} failed", resource, e);
+            }
+        }
+        resources.clear();
+        completionQueues.clear();
+        cm = null;
+    }
+}

@@ -1,0 +1,151 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.internal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+import com.ibm.disni.util.MemoryUtils;
+import com.ibm.disni.verbs.impl.NativeDispatcher;
+
+/**
+ * A chain of work requests built in direct memory and posted with one {@code ibv_post_send} or
+ * {@code ibv_post_recv}: one flush becomes one post, and building it allocates nothing.
+ *
+ * <p>Layouts are rdma-core's on x86-64 ({@code struct ibv_send_wr}: 128 bytes, {@code ibv_recv_wr}:
+ * 32, {@code ibv_sge}: 16), the same DiSNI's start-up check verifies against the native library. Each
+ * request has one scatter/gather entry. Bytes this class never writes stay zero. Not thread-safe.
+ */
+public final class WorkRequests {
+
+    /** {@code IBV_WR_RDMA_WRITE_WITH_IMM}. */
+    public static final int OPCODE_RDMA_WRITE_WITH_IMM = 1;
+    /** {@code IBV_WR_SEND}. */
+    public static final int OPCODE_SEND = 2;
+    /** {@code IBV_SEND_SIGNALED}: this request produces a completion. */
+    public static final int FLAG_SIGNALED = 2;
+
+    private static final int SEND_WR_SIZE = 128;
+    private static final int RECV_WR_SIZE = 32;
+    private static final int SGE_SIZE = 16;
+    private static final int WR_ID = 0;
+    private static final int NEXT = 8;
+    private static final int SG_LIST = 16;
+    private static final int NUM_SGE = 24;
+    private static final int OPCODE = 28;
+    private static final int SEND_FLAGS = 32;
+    private static final int IMM_DATA = 36;
+    private static final int REMOTE_ADDR = 40;
+    private static final int RKEY = 48;
+
+    private final NativeDispatcher verbs = DisniNative.dispatcher();
+    private final boolean send;
+    private final int capacity;
+    private final int wrSize;
+    private final ByteBuffer memory;
+    private final long address;
+    private final long sgeBase;
+    private int count;
+
+    private WorkRequests(boolean send, int capacity) {
+        this.send = send;
+        this.capacity = capacity;
+        this.wrSize = send ? SEND_WR_SIZE : RECV_WR_SIZE;
+        memory = ByteBuffer.allocateDirect(capacity * (wrSize + SGE_SIZE)).order(ByteOrder.nativeOrder());
+        address = MemoryUtils.getAddress(memory);
+        sgeBase = (long) capacity * wrSize;
+    }
+
+    /** Creates a chain of at most {@code capacity} send work requests. */
+    public static WorkRequests sends(int capacity) {
+        return new WorkRequests(true, capacity);
+    }
+
+    /** Creates a chain of at most {@code capacity} receive work requests. */
+    public static WorkRequests receives(int capacity) {
+        return new WorkRequests(false, capacity);
+    }
+
+    /** Returns the number of requests in the chain. */
+    public int count() {
+        return count;
+    }
+
+    /** Returns {@code true} if no more requests fit. */
+    public boolean isFull() {
+        return count == capacity;
+    }
+
+    /** Appends a send request: a Send ({@code remoteAddress}, {@code rkey}, {@code immediate} unused) or a Write. */
+    public void addSend(long wrId, int opcode, int flags, long localAddress, int length, int lkey,
+                        long remoteAddress, int rkey, int immediate) {
+        int wr = append(wrId, localAddress, length, lkey);
+        memory.putInt(wr + OPCODE, opcode);
+        memory.putInt(wr + SEND_FLAGS, flags);
+        memory.putInt(wr + IMM_DATA, immediate);
+        memory.putLong(wr + REMOTE_ADDR, remoteAddress);
+        memory.putInt(wr + RKEY, rkey);
+    }
+
+    /** Appends a receive request for {@code length} bytes at {@code localAddress}. */
+    public void addReceive(long wrId, long localAddress, int length, int lkey) {
+        append(wrId, localAddress, length, lkey);
+    }
+
+    /** Sets or clears {@link #FLAG_SIGNALED} on the last request of the chain. */
+    public void signalLast(boolean signaled) {
+        int wr = (count - 1) * wrSize;
+        int flags = memory.getInt(wr + SEND_FLAGS);
+        memory.putInt(wr + SEND_FLAGS, signaled ? flags | FLAG_SIGNALED : flags & ~FLAG_SIGNALED);
+    }
+
+    private int append(long wrId, long localAddress, int length, int lkey) {
+        if (count == capacity) {
+            throw new IllegalStateException("work request chain full: " + capacity);
+        }
+        int wr = count * wrSize;
+        int sge = (int) sgeBase + count * SGE_SIZE;
+        if (count > 0) {
+            memory.putLong((count - 1) * wrSize + NEXT, address + wr);
+        }
+        memory.putLong(wr + WR_ID, wrId);
+        memory.putLong(wr + NEXT, 0);
+        memory.putLong(wr + SG_LIST, address + sge);
+        memory.putInt(wr + NUM_SGE, 1);
+        memory.putLong(sge, localAddress);
+        memory.putInt(sge + 8, length);
+        memory.putInt(sge + 12, lkey);
+        count++;
+        return wr;
+    }
+
+    /** Posts the chain to {@code qp} ({@code ibv_qp*}) and empties it. */
+    public void post(long qp) throws IOException {
+        if (count == 0) {
+            return;
+        }
+        try {
+            if (send) {
+                verbs._postSend(qp, address);
+            } else {
+                verbs._postRecv(qp, address);
+            }
+        } finally {
+            count = 0;
+        }
+    }
+}
