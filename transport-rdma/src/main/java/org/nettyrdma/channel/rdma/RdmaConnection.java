@@ -30,6 +30,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
+import io.netty.channel.RecvByteBufAllocator;
 import org.nettyrdma.channel.rdma.internal.CompletionListener;
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
 import org.nettyrdma.channel.rdma.internal.CreditReturn;
@@ -51,9 +52,9 @@ import org.nettyrdma.channel.rdma.internal.WorkRequests;
  * slots, the ring the peer writes into, the send buffer, the credits both ways, and the queue of
  * received messages waiting for the pipeline to read them.
  *
- * <p>Outgoing bytes are copied into the registered send buffer, so a write completes once staged, as
- * a TCP write does once it is in the socket buffer; the buffer space returns when the device reports
- * the work request complete. Writes below a slot's size travel as Sends (all that fit of one flush in
+ * <p>Outgoing bytes are copied into the registered send buffer, and stay in the channel's outbound
+ * buffer until the device reports the work request that carries them complete: a write's promise
+ * means the peer's device has the bytes. Writes below a slot's size travel as Sends (all that fit of one flush in
  * one Send), larger ones as RDMA Writes with immediate into the peer's ring; one flush is one post.
  * Received Sends are copied out of their slot when read; ring regions are handed up without a copy.
  * Headers (credits) are processed when they arrive, payloads when the pipeline reads, so a reader that
@@ -79,6 +80,9 @@ final class RdmaConnection implements CompletionListener {
         /** Messages wait in the inbound queue. */
         void inboundAvailable();
 
+        /** The device completed the requests carrying the next {@code bytes} of the outbound buffer. */
+        void bytesSent(int bytes);
+
         /** Send space or credits came back: the channel may flush what it holds. */
         void writeSpaceAvailable();
 
@@ -87,6 +91,9 @@ final class RdmaConnection implements CompletionListener {
 
         /** The connection broke (a failed work completion, a protocol violation). */
         void connectionFailed(Throwable cause);
+
+        /** The queue pair went to the error state without an error of its own (a disconnect). */
+        void connectionLost();
     }
 
     /** A received message waiting for the pipeline. */
@@ -95,7 +102,9 @@ final class RdmaConnection implements CompletionListener {
         int slot = -1;
         int payloadOffset;
         int length;
+        int consumed;
         long token = -1;
+        ByteBuf region;
     }
 
     private final NativeDispatcher verbs = DisniNative.dispatcher();
@@ -119,6 +128,9 @@ final class RdmaConnection implements CompletionListener {
     private final WorkRequests receiveChain = WorkRequests.receives(CHAIN);
     private final SendStaging staging;
     private final long[] stagingMarks;
+    /** Per send request: the outbound bytes (since the start) that are delivered once it completes. */
+    private final long[] outboundMarks;
+    private final FlushedBytes flushed = new FlushedBytes();
     private final ReceiveRing receiveRing;
     private final CreditReturn owed;
     private final MessageHeader header = new MessageHeader();
@@ -127,9 +139,14 @@ final class RdmaConnection implements CompletionListener {
 
     private SendCredits credits;
     private HelloMessage peer;
+    private boolean helloSent;
     private long nextSequence;
     private long completedSequence;
     private long copiedBytes;
+    /** Outbound bytes staged and posted, whose work requests have not completed. */
+    private long inFlightBytes;
+    /** Outbound bytes whose work requests completed (removed from the outbound buffer). */
+    private long sentBytes;
     private boolean closed;
 
     /**
@@ -184,6 +201,7 @@ final class RdmaConnection implements CompletionListener {
         slotView = Unpooled.wrappedBuffer(receiveSlots.buffer());
         staging = new SendStaging(sendBuffer.size());
         stagingMarks = new long[sendDepth];
+        outboundMarks = new long[sendDepth];
         receiveRing = new ReceiveRing(ring.size());
         owed = new CreditReturn(slots, receiveRing);
         cq.addListener(qpNum, this);
@@ -203,9 +221,9 @@ final class RdmaConnection implements CompletionListener {
         }
     }
 
-    /** Returns {@code true} once the peer's {@code HELLO} arrived. */
+    /** Returns {@code true} once both {@code HELLO}s are out: this side's posted, the peer's received. */
     boolean isReady() {
-        return credits != null;
+        return credits != null && helloSent;
     }
 
     /** Returns the bytes copied into registered memory so far (writes of unregistered buffers). */
@@ -227,44 +245,40 @@ final class RdmaConnection implements CompletionListener {
                 sendBuffer.lkey(), 0, 0, 0);
         mark();
         post();
+        helloSent = true;
         // Our HELLO used one of the peer's slots: counted once the peer's HELLO says how many it gave.
+        if (credits != null) {
+            events.connectionReady();
+        }
     }
 
     /**
-     * Stages and posts as much of {@code in} as credits, send space and the send queue allow; what is
-     * left stays in {@code in} until {@link Events#writeSpaceAvailable()}.
+     * Stages and posts as much of {@code in} as credits, send space and the send queue allow. Nothing is
+     * removed from {@code in} here: the bytes leave it when the work requests carrying them complete
+     * ({@link Events#bytesSent(int)}), so a write's promise says the device delivered it.
      */
-    void flush(ChannelOutboundBuffer in) throws IOException {
-        if (credits == null || closed) {
+    void flush(ChannelOutboundBuffer in) throws Exception {
+        if (!isReady() || closed) {
             return;
         }
-        for (;;) {
-            Object msg = in.current();
-            if (msg == null) {
-                break;
+        flushed.load(in, inFlightBytes);
+        try {
+            while (flushed.hasRemaining()) {
+                if (outstanding() >= sendDepth) {
+                    break;
+                }
+                if (sendChain.isFull()) {
+                    post();
+                }
+                if (!credits.canSendData()) {
+                    break;
+                }
+                if (!(stageWrite() || stageSend())) {
+                    break;
+                }
             }
-            if (!(msg instanceof ByteBuf)) {
-                in.remove(new UnsupportedOperationException("unsupported message type: "
-                        + msg.getClass().getName() + " (expected: ByteBuf)"));
-                continue;
-            }
-            ByteBuf buf = (ByteBuf) msg;
-            if (!buf.isReadable()) {
-                in.remove();
-                continue;
-            }
-            if (outstanding() >= sendDepth) {
-                break;
-            }
-            if (sendChain.isFull()) {
-                post();
-            }
-            if (!credits.canSendData()) {
-                break;
-            }
-            if (!(stageWrite(in, buf) || stageSend(in))) {
-                break;
-            }
+        } finally {
+            flushed.clear();
         }
         post();
         maybeSendCredit();
@@ -275,8 +289,8 @@ final class RdmaConnection implements CompletionListener {
         return peer.ringSize() / 4;
     }
 
-    private boolean stageWrite(ChannelOutboundBuffer in, ByteBuf buf) {
-        int readable = buf.readableBytes();
+    private boolean stageWrite() {
+        int readable = flushed.currentLength();
         if (peer.ringSize() == 0 || readable <= peer.slotSize() - HEADER_SIZE) {
             return false;
         }
@@ -289,9 +303,9 @@ final class RdmaConnection implements CompletionListener {
             return false;
         }
         int offset = staging.take(length);
-        buf.getBytes(buf.readerIndex(), sendView, offset, length);
+        flushed.copyCurrent(sendView, offset, length);
         copiedBytes += length;
-        in.removeBytes(length);
+        inFlightBytes += length;
         credits.consumeSlot();
         sendChain.addSend(nextSequence, WorkRequests.OPCODE_RDMA_WRITE_WITH_IMM, 0, sendBuffer.address() + offset,
                 length, sendBuffer.lkey(), peer.ringAddress() + ringOffset, peer.ringKey(), (int) ringOffset);
@@ -299,30 +313,26 @@ final class RdmaConnection implements CompletionListener {
         return true;
     }
 
-    /** Copies as much of the outbound buffer as fits into one Send. */
-    private boolean stageSend(ChannelOutboundBuffer in) {
-        int room = (int) Math.min(peer.slotSize() - HEADER_SIZE, in.totalPendingWriteBytes());
-        if (room <= 0) {
-            room = peer.slotSize() - HEADER_SIZE;
-        }
+    /** Copies as much of the flushed bytes as fits into one Send. */
+    private boolean stageSend() {
+        int room = peer.slotSize() - HEADER_SIZE;
         int offset = staging.take(HEADER_SIZE + room);
         if (offset < 0) {
             return false;
         }
         int payload = 0;
-        for (Object msg = in.current(); msg instanceof ByteBuf && payload < room; msg = in.current()) {
-            ByteBuf buf = (ByteBuf) msg;
-            int readable = buf.readableBytes();
+        while (flushed.hasRemaining() && payload < room) {
+            int readable = flushed.currentLength();
             // A large buffer goes by Write when the ring has room; stop coalescing in front of it.
-            if (payload > 0 && readable > peer.slotSize() - HEADER_SIZE && peer.ringSize() > 0) {
+            if (payload > 0 && readable > room && peer.ringSize() > 0) {
                 break;
             }
             int length = Math.min(readable, room - payload);
-            buf.getBytes(buf.readerIndex(), sendView, offset + HEADER_SIZE + payload, length);
+            flushed.copyCurrent(sendView, offset + HEADER_SIZE + payload, length);
             payload += length;
-            in.removeBytes(length);
         }
         copiedBytes += payload;
+        inFlightBytes += payload;
         staging.giveBack(room - payload);
         sendView.writerIndex(offset);
         MessageHeader.encode(sendView, RdmaProtocol.TYPE_DATA, owed.takeSlots(), owed.takeRingBytes(), payload);
@@ -340,7 +350,7 @@ final class RdmaConnection implements CompletionListener {
      * @return {@code true} if it was posted
      */
     boolean sendControl(int type) throws IOException {
-        if (credits == null || closed || !credits.canSendControl() || outstanding() >= sendDepth) {
+        if (!isReady() || closed || !credits.canSendControl() || outstanding() >= sendDepth) {
             return false;
         }
         int offset = staging.take(HEADER_SIZE);
@@ -358,14 +368,16 @@ final class RdmaConnection implements CompletionListener {
     }
 
     private void maybeSendCredit() throws IOException {
-        if (credits != null && owed.creditMessageDue()) {
+        if (isReady() && owed.creditMessageDue()) {
             sendControl(RdmaProtocol.TYPE_CREDIT);
         }
     }
 
-    /** Records where the send buffer stands after the request just added, and numbers it. */
+    /** Records where the send buffer and the outbound bytes stand after the request just added. */
     private void mark() {
-        stagingMarks[(int) (nextSequence % sendDepth)] = staging.mark();
+        int index = (int) (nextSequence % sendDepth);
+        stagingMarks[index] = staging.mark();
+        outboundMarks[index] = sentBytes + inFlightBytes;
         nextSequence++;
     }
 
@@ -392,10 +404,15 @@ final class RdmaConnection implements CompletionListener {
         if (closed) {
             return;
         }
+        if (status == WC_WR_FLUSH_ERR) {
+            // The QP went to the error state: the peer disconnected (or this side did). Every posted
+            // request comes back flushed; the CM's DISCONNECTED event says why, so nothing to report.
+            events.connectionLost();
+            return;
+        }
         if (status != WC_SUCCESS) {
-            events.connectionFailed(new IOException("work completion failed: status " + status
-                    + (status == WC_WR_FLUSH_ERR ? " (flushed: the queue pair is in the error state)" : "")
-                    + " on " + device));
+            events.connectionFailed(new IOException("work completion failed: status " + status + " (vendor "
+                    + "error on " + device + "), the queue pair is now in the error state"));
             return;
         }
         try {
@@ -403,7 +420,14 @@ final class RdmaConnection implements CompletionListener {
                 onReceive((int) (wrId & ~RECEIVE_TAG), opcode, byteLength, immediate);
             } else {
                 completedSequence = wrId + 1;
-                staging.returnTo(stagingMarks[(int) (wrId % sendDepth)]);
+                int index = (int) (wrId % sendDepth);
+                staging.returnTo(stagingMarks[index]);
+                int sent = (int) (outboundMarks[index] - sentBytes);
+                if (sent > 0) {
+                    sentBytes += sent;
+                    inFlightBytes -= sent;
+                    events.bytesSent(sent);
+                }
                 events.writeSpaceAvailable();
                 if (!hasOutstandingSends()) {
                     events.sendsDrained();
@@ -448,7 +472,9 @@ final class RdmaConnection implements CompletionListener {
             repost(slot);
             postReceives();
             owed.slotReposted();
-            events.connectionReady();
+            if (helloSent) {
+                events.connectionReady();
+            }
             return;
         }
         header.decode(slotView, base, byteLength);
@@ -478,6 +504,7 @@ final class RdmaConnection implements CompletionListener {
         }
         message.slot = -1;
         message.token = -1;
+        message.consumed = 0;
         return message;
     }
 
@@ -487,32 +514,53 @@ final class RdmaConnection implements CompletionListener {
     }
 
     /**
-     * Takes the next received message: a {@link ByteBuf} of data (a ring region without a copy, or a
-     * Send's payload copied out of its slot so the slot can be posted again at once), or an
+     * Takes the next piece of received data, at most {@code handle.guess()} bytes as a stream
+     * transport reads (a ring region is sliced without a copy; a Send's payload is copied into a buffer
+     * from {@code handle}, and its slot is posted again once all of it was read), or an
      * {@code Integer} with the type of a {@code SHUTDOWN_OUTPUT} or {@code CLOSE}, or {@code null}.
      */
-    Object readInbound(ByteBufAllocator alloc) throws IOException {
-        Inbound message = inbound.poll();
+    Object readInbound(RecvByteBufAllocator.Handle handle, ByteBufAllocator alloc) {
+        Inbound message = inbound.peek();
         if (message == null) {
             return null;
         }
-        Object result;
-        if (message.token >= 0) {
-            result = new RingRegionBuf(alloc, ring.buffer(), message.payloadOffset, message.length,
-                    this::releaseRegion, message.token);
-        } else {
-            if (message.type == RdmaProtocol.TYPE_DATA) {
-                ByteBuf copy = alloc.directBuffer(message.length);
-                copy.writeBytes(slotView, message.payloadOffset, message.length);
-                result = copy;
-            } else {
-                result = message.type;
-            }
+        if (message.type != RdmaProtocol.TYPE_DATA) {
+            inbound.poll();
             repost(message.slot);
             owed.slotReposted();
+            spareInbound.add(message);
+            return message.type;
         }
-        spareInbound.add(message);
-        return result;
+        int remaining = message.length - message.consumed;
+        ByteBuf piece;
+        if (message.token >= 0) {
+            if (message.region == null) {
+                message.region = new RingRegionBuf(alloc, ring.buffer(), message.payloadOffset, message.length,
+                        this::releaseRegion, message.token);
+            }
+            int length = Math.min(remaining, Math.max(1, handle.guess()));
+            piece = message.region.retainedSlice(message.consumed, length);
+            message.consumed += length;
+            handle.attemptedBytesRead(length);
+        } else {
+            piece = handle.allocate(alloc);
+            int length = Math.min(remaining, piece.writableBytes());
+            handle.attemptedBytesRead(piece.writableBytes());
+            piece.writeBytes(slotView, message.payloadOffset + message.consumed, length);
+            message.consumed += length;
+        }
+        if (message.consumed == message.length) {
+            inbound.poll();
+            if (message.region != null) {
+                message.region.release();
+                message.region = null;
+            } else {
+                repost(message.slot);
+                owed.slotReposted();
+            }
+            spareInbound.add(message);
+        }
+        return piece;
     }
 
     /** Posts the receives reposted by {@link #readInbound}, and returns credits if that is due. */
@@ -581,6 +629,11 @@ final class RdmaConnection implements CompletionListener {
                 buffer.close();
             } catch (IOException e) {
                 // Nothing can use the memory any more; the registration is lost, not the data.
+            }
+        }
+        for (Inbound message : inbound) {
+            if (message.region != null) {
+                message.region.release();
             }
         }
         inbound.clear();

@@ -92,7 +92,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private boolean readPending;
     private boolean inputShutdown;
     private boolean outputShutdown;
+    /** The peer sent CLOSE: it sends nothing more and needs no CLOSE back. */
     private boolean peerClosed;
+    /** The peer disconnected (DISCONNECTED, or this side's requests were flushed). */
+    private boolean disconnected;
     private Runnable teardown;
 
     /** Creates a channel that will connect. */
@@ -203,6 +206,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     private void shutdownInput0(ChannelPromise promise) {
+        if (!isActive()) {
+            promise.setFailure(new java.nio.channels.NotYetConnectedException());
+            return;
+        }
         // The peer cannot be told to stop sending without closing; the input side is cut locally:
         // whatever arrives from now on is dropped (and credited back, so the peer is not stalled).
         inputShutdown = true;
@@ -262,6 +269,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     @Override
     protected void doShutdownOutput() throws Exception {
+        if (!isActive()) {
+            throw new java.nio.channels.NotYetConnectedException();
+        }
         if (outputShutdown) {
             return;
         }
@@ -584,8 +594,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             if (promise != null) {
                 connectPromise = null;
                 cancelConnectTimeout();
+                // trySuccess() may run a listener that closes the channel; channelActive is still due.
+                boolean nowActive = isActive();
                 boolean promiseSet = promise.trySuccess();
-                if (!wasActive && isActive()) {
+                if (!wasActive && nowActive) {
                     pipeline().fireChannelActive();
                 }
                 if (!promiseSet) {
@@ -602,6 +614,14 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         public void inboundAvailable() {
             if (readPending || config.isAutoRead()) {
                 readNow();
+            }
+        }
+
+        @Override
+        public void bytesSent(int bytes) {
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (in != null) {
+                in.removeBytes(bytes);
             }
         }
 
@@ -628,12 +648,64 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             close(voidPromise());
         }
 
+        @Override
+        protected void flush0() {
+            // Data written while connecting goes out once connected (like TCP fast open), instead of
+            // failing with NotYetConnectedException.
+            if (connectPromise != null && open) {
+                return;
+            }
+            super.flush0();
+        }
+
+        @Override
+        public void connectionLost() {
+            if (!open) {
+                return;
+            }
+            // Writes in flight failed: with AUTO_CLOSE off, Netty shuts the output down and keeps
+            // reading (as it does for a write error), so what the peer sent before is still read.
+            if (!outputShutdown && !config.isAutoClose() && isActive()) {
+                outputShutdown = true;
+                shutdownOutput(voidPromise());
+            }
+            onPeerDisconnected();
+        }
+
         private void onPeerDisconnected() {
-            peerClosed = true;
-            if (connection == null || !connection.hasInbound()) {
+            disconnected = true;
+            // The data that arrived before the disconnect is read first; readNow ends the input then.
+            if (!hasInbound()) {
+                endOfInput();
+            }
+        }
+
+        private boolean hasInbound() {
+            return connection != null && connection.hasInbound();
+        }
+
+        /**
+         * The peer will send no more: it shut its output down, closed, or disconnected. As for TCP's FIN,
+         * a channel that allows half-closure sees the input shutdown events and stays open until the
+         * peer is gone; any other closes.
+         */
+        private void endOfInput() {
+            ChannelOutboundBuffer in = outboundBuffer();
+            if ((peerClosed || disconnected) && !outputShutdown && !config.isAutoClose() && in != null
+                    && !in.isEmpty()) {
+                // The peer reads nothing more: what waits to be written fails, as a write to a closed
+                // TCP socket does, and with AUTO_CLOSE off that shuts the output down.
+                outputShutdown = true;
+                shutdownOutput(voidPromise());
+            }
+            if (config.isAllowHalfClosure() && !inputShutdown) {
+                inputShutdown = true;
+                pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+                pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+            }
+            if (!config.isAllowHalfClosure() || disconnected) {
                 close(voidPromise());
             }
-            // else: the data that arrived before the disconnect is read first (readNow closes then).
         }
 
         /** Hands received messages to the pipeline while it wants them. */
@@ -647,9 +719,14 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             boolean readSomething = false;
             boolean shutdownReceived = false;
             boolean closeReceived = false;
+            if (!readPending && !config.isAutoRead()) {
+                return;
+            }
             try {
-                while ((readPending || config.isAutoRead()) && connection != null && connection.hasInbound()) {
-                    Object message = connection.readInbound(config.getAllocator());
+                // One read() call is one read loop: it goes on while the allocator's handle wants more,
+                // as epoll's loop does, not only while a read is pending.
+                while (connection != null && connection.hasInbound()) {
+                    Object message = connection.readInbound(handle, config.getAllocator());
                     if (message instanceof ByteBuf) {
                         ByteBuf buf = (ByteBuf) message;
                         if (inputShutdown) {
@@ -659,7 +736,6 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                         readPending = false;
                         readSomething = true;
                         handle.incMessagesRead(1);
-                        handle.attemptedBytesRead(buf.readableBytes());
                         handle.lastBytesRead(buf.readableBytes());
                         pipeline.fireChannelRead(buf);
                         if (!handle.continueReading()) {
@@ -686,17 +762,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             if (readSomething) {
                 pipeline.fireChannelReadComplete();
             }
-            if (closeReceived || peerClosed && (connection == null || !connection.hasInbound())) {
+            if (closeReceived) {
                 peerClosed = true;
-                close(voidPromise());
-            } else if (shutdownReceived) {
-                inputShutdown = true;
-                if (config.isAllowHalfClosure()) {
-                    pipeline.fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
-                    pipeline.fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
-                } else {
-                    close(voidPromise());
-                }
+            }
+            if (shutdownReceived || closeReceived || disconnected && !hasInbound()) {
+                endOfInput();
             } else if (connection != null && connection.hasInbound() && (readPending || config.isAutoRead())) {
                 // The allocator handle ended this read; come back for the rest.
                 eventLoop().execute(this::readNow);

@@ -39,10 +39,11 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 /**
  * The configuration of an {@link RdmaSocketChannel}. What the standard socket options mean here:
  * <ul>
- *   <li>{@code SO_RCVBUF}: the ring the peer RDMA-Writes large messages into (default 1 MiB);</li>
- *   <li>{@code SO_SNDBUF}: the registered memory outgoing bytes are staged in until the device sent
- *       them (default 1 MiB); a write's promise completes once its bytes are staged, as a TCP write's
- *       does once they are in the socket buffer;</li>
+ *   <li>{@code SO_RCVBUF}: the ring the peer RDMA-Writes large messages into (default 1 MiB, at least
+ *       64 KiB: smaller values are raised, as a kernel raises a socket's);</li>
+ *   <li>{@code SO_SNDBUF}: the registered memory outgoing bytes are copied into until the device has
+ *       sent them (default 1 MiB, at least 64 KiB); a write's promise completes when the device reports
+ *       the work request that carried its bytes complete;</li>
  *   <li>{@code TCP_NODELAY}: always on, there is no Nagle; {@code SO_KEEPALIVE}, {@code IP_TOS},
  *       {@code SO_REUSEADDR}, {@code SO_LINGER}: kept and reported, without effect yet.</li>
  * </ul>
@@ -51,6 +52,8 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 public final class RdmaSocketChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
 
     static final int DEFAULT_BUFFER_SIZE = 1 << 20;
+    /** The smallest ring and send buffer: room for several full slots, so a Send always fits. */
+    static final int MIN_BUFFER_SIZE = 64 * 1024;
 
     private volatile int receiveBufferSize = DEFAULT_BUFFER_SIZE;
     private volatile int sendBufferSize = DEFAULT_BUFFER_SIZE;
@@ -206,7 +209,9 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
 
     @Override
     public RdmaSocketChannelConfig setSendBufferSize(int sendBufferSize) {
-        this.sendBufferSize = checkInRange(sendBufferSize, 64 * 1024, RdmaProtocol.MAX_RING_SIZE, "sendBufferSize");
+        // As a kernel does for a socket, a small value is raised to what the transport needs to work.
+        this.sendBufferSize = Math.max(MIN_BUFFER_SIZE,
+                checkInRange(sendBufferSize, 1, RdmaProtocol.MAX_RING_SIZE, "sendBufferSize"));
         return this;
     }
 
@@ -217,8 +222,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
 
     @Override
     public RdmaSocketChannelConfig setReceiveBufferSize(int receiveBufferSize) {
-        this.receiveBufferSize = checkInRange(receiveBufferSize, 64 * 1024, RdmaProtocol.MAX_RING_SIZE,
-                "receiveBufferSize");
+        this.receiveBufferSize = Math.max(MIN_BUFFER_SIZE,
+                checkInRange(receiveBufferSize, 1, RdmaProtocol.MAX_RING_SIZE, "receiveBufferSize"));
         return this;
     }
 

@@ -1,0 +1,61 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.testsuite.netty;
+
+import java.net.SocketAddress;
+import java.util.List;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
+import io.netty.testsuite.transport.socket.SocketConditionalWritabilityTest;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+
+/** Netty's {@code SocketConditionalWritabilityTest} with an RDMA server and an RDMA client. */
+class RdmaSocketConditionalWritabilityTest extends SocketConditionalWritabilityTest {
+
+    @BeforeAll
+    static void requireDevice() {
+        RdmaSocketTestPermutation.assumeDevice();
+    }
+
+    @Override
+    protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
+        return RdmaSocketTestPermutation.INSTANCE.socket();
+    }
+
+    /**
+     * Netty gives 30 s for 100 MiB with a 16 KiB high water mark. Bytes count against the water mark
+     * until the device completes them, so the window is 16 KiB per round trip; under full emulation a
+     * completion takes a scheduler tick (about 4 ms), so the transfer needs about a minute.
+     */
+    @Override
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    public void testConditionalWritability(TestInfo testInfo) throws Throwable {
+        super.testConditionalWritability(testInfo);
+    }
+
+    @Override
+    protected SocketAddress newSocketAddress() {
+        return RdmaSocketTestPermutation.newSocketAddress();
+    }
+}

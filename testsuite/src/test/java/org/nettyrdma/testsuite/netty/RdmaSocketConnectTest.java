@@ -1,0 +1,89 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.testsuite.netty;
+
+import java.net.SocketAddress;
+import java.util.List;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
+import io.netty.testsuite.transport.socket.SocketConnectTest;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+
+/** Netty's {@code SocketConnectTest} with an RDMA server and an RDMA client. */
+class RdmaSocketConnectTest extends SocketConnectTest {
+
+    @BeforeAll
+    static void requireDevice() {
+        RdmaSocketTestPermutation.assumeDevice();
+    }
+
+    @Override
+    protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
+        return RdmaSocketTestPermutation.INSTANCE.socket();
+    }
+
+    // Netty gives this test 3 s; connecting twice under full emulation (the rxe VM) takes longer.
+    @Override
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    public void testWriteWithFastOpenBeforeConnect(TestInfo testInfo) throws Throwable {
+        super.testWriteWithFastOpenBeforeConnect(testInfo);
+    }
+
+    // Netty gives this test 3 s; connecting twice under full emulation (the rxe VM) takes longer.
+    @Override
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    public void testWriteWithFastOpenBeforeConnectCompositeBuffer(TestInfo testInfo) throws Throwable {
+        super.testWriteWithFastOpenBeforeConnectCompositeBuffer(testInfo);
+    }
+
+    // Netty gives this test 3 s; connecting twice under full emulation (the rxe VM) takes longer.
+    @Override
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    public void testWriteWithFastOpenBeforeConnectDirectBufferReaderIndex(TestInfo testInfo) throws Throwable {
+        super.testWriteWithFastOpenBeforeConnectDirectBufferReaderIndex(testInfo);
+    }
+
+    // Netty gives this test 3 s; connecting twice under full emulation (the rxe VM) takes longer.
+    @Override
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    public void testWriteWithFastOpenBeforeConnectCompositeBufferReaderIndex(TestInfo testInfo) throws Throwable {
+        super.testWriteWithFastOpenBeforeConnectCompositeBufferReaderIndex(testInfo);
+    }
+
+    // Netty gives this test 3 s; connecting under full emulation (the rxe VM) can take longer.
+    @Override
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    public void testChannelEventsFiredWhenClosedDirectly(TestInfo testInfo) throws Throwable {
+        super.testChannelEventsFiredWhenClosedDirectly(testInfo);
+    }
+
+    @Override
+    protected SocketAddress newSocketAddress() {
+        return RdmaSocketTestPermutation.newSocketAddress();
+    }
+}
