@@ -23,6 +23,9 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
 import io.netty.testsuite.transport.socket.SocketMultipleConnectTest;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 
 /** Netty's {@code SocketMultipleConnectTest} with an RDMA server and an RDMA client. */
 class RdmaSocketMultipleConnectTest extends SocketMultipleConnectTest {
@@ -35,6 +38,14 @@ class RdmaSocketMultipleConnectTest extends SocketMultipleConnectTest {
     @Override
     protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
         return RdmaSocketTestPermutation.INSTANCE.socket();
+    }
+
+    @Override
+    @Test
+    @Disabled("binds its server to NetUtil.LOCALHOST itself; RDMA CM cannot use loopback, which has no RDMA "
+            + "device. RdmaEchoTest.secondConnectFailsWithAlreadyConnected checks the same on the RDMA address "
+            + "(docs/netty-testsuite.md)")
+    public void testMultipleConnect(TestInfo testInfo) {
     }
 
     @Override

@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.channels.AlreadyConnectedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
@@ -128,6 +129,21 @@ class RdmaEchoTest {
         received.release();
         assertArrayEquals(expected, actual);
 
+        client.close().sync();
+        server.close().sync();
+    }
+
+    @Test
+    void secondConnectFailsWithAlreadyConnected() throws Exception {
+        InetAddress address = InetAddress.getByName(System.getenv("RDMA_TEST_ADDRESS"));
+        Channel server = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
+                .childHandler(new ChannelInboundHandlerAdapter())
+                .bind(new InetSocketAddress(address, 0)).sync().channel();
+        Channel client = new Bootstrap().group(group).channel(RdmaSocketChannel.class)
+                .handler(new ChannelInboundHandlerAdapter())
+                .connect(server.localAddress()).sync().channel();
+        Throwable cause = client.connect(server.localAddress()).await().cause();
+        assertTrue(cause instanceof AlreadyConnectedException, "second connect failed with " + cause);
         client.close().sync();
         server.close().sync();
     }

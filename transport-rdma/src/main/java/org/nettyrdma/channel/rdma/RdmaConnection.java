@@ -147,6 +147,8 @@ final class RdmaConnection implements CompletionListener {
     private long inFlightBytes;
     /** Outbound bytes whose work requests completed (removed from the outbound buffer). */
     private long sentBytes;
+    /** Set while completed bytes are being removed from the outbound buffer. */
+    private boolean removingSentBytes;
     private boolean closed;
 
     /**
@@ -258,7 +260,7 @@ final class RdmaConnection implements CompletionListener {
      * ({@link Events#bytesSent(int)}), so a write's promise says the device delivered it.
      */
     void flush(ChannelOutboundBuffer in) throws Exception {
-        if (!isReady() || closed) {
+        if (!isReady() || closed || removingSentBytes) {
             return;
         }
         flushed.load(in, inFlightBytes);
@@ -424,9 +426,17 @@ final class RdmaConnection implements CompletionListener {
                 staging.returnTo(stagingMarks[index]);
                 int sent = (int) (outboundMarks[index] - sentBytes);
                 if (sent > 0) {
-                    sentBytes += sent;
-                    inFlightBytes -= sent;
-                    events.bytesSent(sent);
+                    // Removing the bytes completes promises, whose listeners may write and flush. Until
+                    // the removal is done the outbound buffer and the in-flight count disagree, so a
+                    // flush then would send bytes twice or skip some: it waits for writeSpaceAvailable.
+                    removingSentBytes = true;
+                    try {
+                        events.bytesSent(sent);
+                    } finally {
+                        removingSentBytes = false;
+                        sentBytes += sent;
+                        inFlightBytes -= sent;
+                    }
                 }
                 events.writeSpaceAvailable();
                 if (!hasOutstandingSends()) {
