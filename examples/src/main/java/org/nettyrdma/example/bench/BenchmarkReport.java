@@ -1,0 +1,370 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.example.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Turns the lines of one run of {@code scripts/demo} into its report: per message size, RDMA next to TCP
+ * (epoll, nio) and perftest, with ratios, then what each costs, then the project's targets, met or
+ * missed. It reads perftest's lines ({@code perftest TOOL size=N ...}, {@code perftest-env ...}), the
+ * benchmark's ({@code bench ...}, {@code bench-env ...}, {@code bench-end ...}; {@code bench-failed ...} from
+ * the script when a run printed nothing) and the examples' result
+ * lines ({@code example ...}); anything else is ignored. No figure is judged here that was not measured in
+ * that same run.
+ *
+ * <pre>
+ * java -cp examples/target/classes org.nettyrdma.example.bench.BenchmarkReport examples/target/demo/results.txt
+ * </pre>
+ */
+public final class BenchmarkReport {
+
+    private static final String RDMA = "rdma";
+    private static final String[] TRANSPORTS = {RDMA, "epoll", "nio"};
+    private static final int TARGET_BANDWIDTH_SIZE = 65536;
+    private static final double TARGET_BANDWIDTH_RATIO = 0.9;
+    private static final int TARGET_LATENCY_SIZE = 64;
+    private static final double TARGET_LATENCY_RATIO = 1.5;
+
+    private final Map<String, String> environment = new HashMap<>();
+    /** transport, then size, then the line's fields. */
+    private final Map<String, Map<Integer, Map<String, String>>> bench = new TreeMap<>();
+    /** perftest tool, then size, then the line's fields. */
+    private final Map<String, Map<Integer, Map<String, String>>> perftest = new TreeMap<>();
+    private final List<String> examples = new ArrayList<>();
+    private final List<String> failedRuns = new ArrayList<>();
+    private String registeredAfterShutdown;
+
+    /** Reads the files named, or standard input, and prints the report. */
+    public static void main(String[] args) throws IOException {
+        BenchmarkReport report = new BenchmarkReport();
+        if (args.length == 0) {
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            for (String line; (line = in.readLine()) != null; ) {
+                report.add(line);
+            }
+        }
+        for (String file : args) {
+            for (String line : Files.readAllLines(Path.of(file), StandardCharsets.UTF_8)) {
+                report.add(line);
+            }
+        }
+        System.out.print(report.render());
+    }
+
+    /** Takes one line of output; lines of no known kind are ignored. */
+    public void add(String line) {
+        String trimmed = line.strip();
+        int space = trimmed.indexOf(' ');
+        if (space < 0) {
+            return;
+        }
+        String kind = trimmed.substring(0, space);
+        String rest = trimmed.substring(space + 1);
+        switch (kind) {
+            case "perftest-env":
+            case "bench-env":
+            case "demo-env":
+                // The first bench-env's java and cpus stand for all: one VM, one JDK.
+                fields(rest).forEach(environment::putIfAbsent);
+                break;
+            case "perftest": {
+                int toolEnd = rest.indexOf(' ');
+                if (toolEnd > 0) {
+                    Map<String, String> fields = fields(rest.substring(toolEnd + 1));
+                    put(perftest, rest.substring(0, toolEnd), fields);
+                }
+                break;
+            }
+            case "bench":
+                put(bench, null, fields(rest));
+                break;
+            case "bench-failed": {
+                Map<String, String> fields = fields(rest);
+                failedRuns.add(fields.get("transport") + ": " + fields.get("error"));
+                break;
+            }
+            case "bench-end":
+                registeredAfterShutdown = fields(rest).get("registered_B_after_shutdown");
+                break;
+            case "example":
+                examples.add(rest);
+                break;
+            default:
+                break;
+        }
+    }
+
+    private static void put(Map<String, Map<Integer, Map<String, String>>> into, String key, Map<String, String> fields) {
+        String name = key != null ? key : fields.get("transport");
+        String size = fields.get("size");
+        if (name == null || size == null) {
+            return;
+        }
+        try {
+            into.computeIfAbsent(name, k -> new TreeMap<>()).put(Integer.parseInt(size), fields);
+        } catch (NumberFormatException ignored) {
+            // A line that is not ours.
+        }
+    }
+
+    /** Splits {@code key=value} fields; {@code error=} takes the rest of the line, spaces and all. */
+    static Map<String, String> fields(String text) {
+        Map<String, String> fields = new HashMap<>();
+        int error = text.startsWith("error=") ? 0 : text.indexOf(" error=");
+        String plain = error < 0 ? text : text.substring(0, error);
+        for (String field : plain.trim().split("\\s+")) {
+            int equals = field.indexOf('=');
+            if (equals > 0) {
+                fields.put(field.substring(0, equals), field.substring(equals + 1));
+            }
+        }
+        if (error >= 0) {
+            fields.put("error", text.substring(text.indexOf("error=", error) + "error=".length()));
+        }
+        return fields;
+    }
+
+    /** Returns the report. */
+    public String render() {
+        StringBuilder out = new StringBuilder();
+        header(out);
+        throughput(out);
+        roundTrip(out);
+        costs(out);
+        errors(out);
+        targets(out);
+        if (!examples.isEmpty()) {
+            out.append("\nExamples over RDMA\n");
+            for (String example : examples) {
+                out.append("  ").append(example).append('\n');
+            }
+        }
+        return out.toString();
+    }
+
+    private void header(StringBuilder out) {
+        out.append("RDMA, TCP and perftest measured in one VM run\n");
+        line(out, "  qemu %s, %s thread=%s, %s vCPUs, kernel %s; %s (Soft-RoCE), active MTU %s; java %s%n",
+                env("qemu"), env("accel"), env("tcg_thread"), env("cpus"), env("kernel"), env("device"),
+                env("active_mtu"), env("java"));
+        out.append("  MB = 2^20 bytes. Each figure: one measured window after a warm-up, on a connection of its own.\n");
+        out.append("  perftest's ib_send_lat prints half a round trip: shown here doubled, as a round trip.\n");
+    }
+
+    private void throughput(StringBuilder out) {
+        out.append("\nThroughput: one connection writing one way, MB/s\n");
+        line(out, "%8s %9s %9s %9s %12s %17s %11s %9s%n", "bytes", "rdma", "epoll", "nio", "ib_write_bw",
+                "rdma/ib_write_bw", "rdma/epoll", "rdma/nio");
+        for (int size : sizes()) {
+            double rdma = number(bench(RDMA, size), "MBps");
+            double epoll = number(bench("epoll", size), "MBps");
+            double nio = number(bench("nio", size), "MBps");
+            double perf = number(perftest("ib_write_bw", size), "MBps");
+            line(out, "%8d %9s %9s %9s %12s %17s %11s %9s%n", size, fixed(rdma, 2), fixed(epoll, 2), fixed(nio, 2),
+                    fixed(perf, 2), fixed(rdma / perf, 2), fixed(rdma / epoll, 2), fixed(rdma / nio, 2));
+        }
+    }
+
+    private void roundTrip(StringBuilder out) {
+        out.append("\nRound trip: send a message, wait for its echo; p50 / p99 / p99.9 in us\n");
+        line(out, "%8s %-22s %-22s %-22s %15s %20s %11s%n", "bytes", "rdma", "epoll", "nio", "ib_send_lat x2",
+                "rdma/ib_send_lat x2", "rdma/epoll");
+        for (int size : sizes()) {
+            double perf = 2 * number(perftest("ib_send_lat", size), "usec_typical");
+            double rdma = number(bench(RDMA, size), "rtt_p50_us");
+            double epoll = number(bench("epoll", size), "rtt_p50_us");
+            line(out, "%8d %-22s %-22s %-22s %15s %20s %11s%n", size, percentiles(RDMA, size),
+                    percentiles("epoll", size), percentiles("nio", size), fixed(perf, 1), fixed(rdma / perf, 2),
+                    fixed(rdma / epoll, 2));
+        }
+    }
+
+    private String percentiles(String transport, int size) {
+        Map<String, String> fields = bench(transport, size);
+        double p50 = number(fields, "rtt_p50_us");
+        if (Double.isNaN(p50)) {
+            return "-";
+        }
+        return fixed(p50, 1) + " / " + fixed(number(fields, "rtt_p99_us"), 1) + " / "
+                + fixed(number(fields, "rtt_p999_us"), 1);
+    }
+
+    private void costs(StringBuilder out) {
+        out.append("\nCosts: process CPU time and event-loop allocation per message (stream) and per round trip\n");
+        line(out, "%8s %-9s %10s %12s %10s %11s %19s%n", "bytes", "transport", "CPU ms/MB", "alloc B/msg",
+                "CPU us/rt", "alloc B/rt", "registered/channel");
+        for (int size : sizes()) {
+            for (String transport : TRANSPORTS) {
+                Map<String, String> fields = bench(transport, size);
+                if (fields.isEmpty()) {
+                    continue;
+                }
+                double registered = number(fields, "registered_B_per_channel");
+                line(out, "%8d %-9s %10s %12s %10s %11s %19s%n", size, transport,
+                        fixed(number(fields, "cpu_ms_per_MB"), 1), fixed(number(fields, "alloc_B_per_msg"), 1),
+                        fixed(number(fields, "cpu_us_per_rtt"), 1), fixed(number(fields, "alloc_B_per_rtt"), 1),
+                        Double.isNaN(registered) ? "-" : fixed(registered / (1 << 20), 2) + " MiB");
+            }
+        }
+    }
+
+    private void errors(StringBuilder out) {
+        List<String> errors = new ArrayList<>(failedRuns);
+        bench.forEach((transport, sizes) -> sizes.forEach((size, fields) -> {
+            if (fields.containsKey("error")) {
+                errors.add(transport + " " + size + " B: " + fields.get("error"));
+            }
+        }));
+        perftest.forEach((tool, sizes) -> sizes.forEach((size, fields) -> {
+            if (fields.containsKey("error")) {
+                errors.add(tool + " " + size + " B: " + fields.get("error"));
+            }
+        }));
+        if (!errors.isEmpty()) {
+            out.append("\nFailed measurements\n");
+            for (String error : errors) {
+                out.append("  ").append(error).append('\n');
+            }
+        }
+    }
+
+    private void targets(StringBuilder out) {
+        out.append("\nTargets (docs/benchmark.md)\n");
+        double rdmaBandwidth = number(bench(RDMA, TARGET_BANDWIDTH_SIZE), "MBps");
+        double perfBandwidth = number(perftest("ib_write_bw", TARGET_BANDWIDTH_SIZE), "MBps");
+        double bandwidthRatio = rdmaBandwidth / perfBandwidth;
+        target(out, bandwidthRatio >= TARGET_BANDWIDTH_RATIO, Double.isNaN(bandwidthRatio),
+                String.format(Locale.ROOT, "64 KiB throughput >= %.1f x ib_write_bw: rdma %s MB/s is %s x %s MB/s",
+                        TARGET_BANDWIDTH_RATIO, fixed(rdmaBandwidth, 2), fixed(bandwidthRatio, 2),
+                        fixed(perfBandwidth, 2)));
+
+        double rdmaLatency = number(bench(RDMA, TARGET_LATENCY_SIZE), "rtt_p50_us");
+        double perfLatency = 2 * number(perftest("ib_send_lat", TARGET_LATENCY_SIZE), "usec_typical");
+        double latencyRatio = rdmaLatency / perfLatency;
+        target(out, latencyRatio <= TARGET_LATENCY_RATIO, Double.isNaN(latencyRatio),
+                String.format(Locale.ROOT, "64 B round trip <= %.1f x ib_send_lat's: rdma p50 %s us is %s x %s us",
+                        TARGET_LATENCY_RATIO, fixed(rdmaLatency, 1), fixed(latencyRatio, 2), fixed(perfLatency, 1)));
+
+        garbageTarget(out);
+        registeredMemoryTarget(out);
+    }
+
+    /**
+     * Met when, at every size and in both phases, RDMA allocates at most 1 byte more per message than epoll
+     * with the same pipeline: what epoll allocates is Netty's own (its recyclers' queues), not a transport's.
+     */
+    private void garbageTarget(StringBuilder out) {
+        double worstRdma = 0;
+        double worstExcess = Double.NEGATIVE_INFINITY;
+        StringBuilder detail = new StringBuilder();
+        boolean measured = !bench.getOrDefault(RDMA, Map.of()).isEmpty();
+        for (int size : sizes()) {
+            Map<String, String> rdma = bench(RDMA, size);
+            Map<String, String> epoll = bench("epoll", size);
+            for (String key : new String[] {"alloc_B_per_msg", "alloc_B_per_rtt"}) {
+                double mine = number(rdma, key);
+                double theirs = number(epoll, key);
+                if (Double.isNaN(mine) || Double.isNaN(theirs)) {
+                    measured = false;
+                    continue;
+                }
+                worstRdma = Math.max(worstRdma, mine);
+                worstExcess = Math.max(worstExcess, mine - theirs);
+            }
+            detail.append(String.format(Locale.ROOT, "%s%d B: %s/%s", detail.length() == 0 ? "" : ", ", size,
+                    fixed(number(rdma, "alloc_B_per_msg"), 1), fixed(number(rdma, "alloc_B_per_rtt"), 1)));
+        }
+        target(out, worstExcess <= 1, !measured, "no garbage per message in the steady state: rdma allocates "
+                + "(B/msg / B/round trip) " + detail + "; at most " + fixed(worstExcess, 1)
+                + " B more than epoll with the same pipeline");
+    }
+
+    /** Met when every connection registered the same amount, whatever its traffic, and nothing outlived them. */
+    private void registeredMemoryTarget(StringBuilder out) {
+        SortedSet<Long> perChannel = new TreeSet<>();
+        for (int size : sizes()) {
+            String registered = bench(RDMA, size).get("registered_B_per_channel");
+            if (registered != null) {
+                perChannel.add(Long.parseLong(registered));
+            }
+        }
+        boolean measured = !perChannel.isEmpty() && registeredAfterShutdown != null;
+        boolean met = perChannel.size() == 1 && "0".equals(registeredAfterShutdown);
+        target(out, met, !measured, "bounded registered memory per connection: "
+                + (perChannel.isEmpty() ? "-" : perChannel.size() == 1
+                        ? fixed(perChannel.first() / (double) (1 << 20), 2) + " MiB per channel at every size"
+                        : "varies with the size: " + perChannel + " B per channel")
+                + ", " + (registeredAfterShutdown == null ? "-" : registeredAfterShutdown) + " B left after shutdown");
+    }
+
+    private static void target(StringBuilder out, boolean met, boolean notMeasured, String text) {
+        out.append(String.format(Locale.ROOT, "  %-13s %s%n", notMeasured ? "NOT MEASURED" : met ? "MET" : "MISSED",
+                text));
+    }
+
+    private SortedSet<Integer> sizes() {
+        SortedSet<Integer> sizes = new TreeSet<>();
+        bench.values().forEach(bySize -> sizes.addAll(bySize.keySet()));
+        return sizes;
+    }
+
+    private Map<String, String> bench(String transport, int size) {
+        return bench.getOrDefault(transport, Map.of()).getOrDefault(size, Map.of());
+    }
+
+    private Map<String, String> perftest(String tool, int size) {
+        return perftest.getOrDefault(tool, Map.of()).getOrDefault(size, Map.of());
+    }
+
+    private String env(String key) {
+        return environment.getOrDefault(key, "?");
+    }
+
+    private static double number(Map<String, String> fields, String key) {
+        String value = fields.get(key);
+        if (value == null) {
+            return Double.NaN;
+        }
+        try {
+            return Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
+    }
+
+    private static String fixed(double value, int decimals) {
+        return Double.isNaN(value) || Double.isInfinite(value) ? "-"
+                : String.format(Locale.ROOT, "%." + decimals + "f", value);
+    }
+
+    private static void line(StringBuilder out, String format, Object... args) {
+        out.append(String.format(Locale.ROOT, format, args));
+    }
+}

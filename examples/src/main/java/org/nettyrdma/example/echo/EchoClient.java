@@ -1,0 +1,172 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.example.echo;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import org.nettyrdma.example.ExampleOptions;
+import org.nettyrdma.example.Transport;
+
+/**
+ * Sends messages of random bytes to an {@link EchoServer}, one after another, and checks that each
+ * comes back unchanged before it sends the next. Prints one line and exits with status 0 when every
+ * byte came back; otherwise the exception says what went wrong.
+ *
+ * <pre>
+ * java ... org.nettyrdma.example.echo.EchoClient --transport rdma --host 10.77.0.1 --size 64k --count 10
+ * </pre>
+ */
+public final class EchoClient {
+
+    private static final String USAGE = "usage: EchoClient [--transport rdma|nio|epoll] [--host ADDRESS] [--port "
+            + EchoServer.DEFAULT_PORT + "] [--size BYTES, default 256] [--count MESSAGES, default 10]";
+    private static final long TIMEOUT_SECONDS = 60;
+
+    private EchoClient() {
+    }
+
+    /** Connects, echoes, prints the result. */
+    public static void main(String[] args) throws Exception {
+        ExampleOptions options = ExampleOptions.parse(USAGE, args);
+        Transport transport = options.transport();
+        InetSocketAddress address = options.address(EchoServer.DEFAULT_PORT);
+        int size = options.integer("size", 256);
+        int count = options.integer("count", 10);
+        options.checkAllRead();
+
+        EventLoopGroup group = transport.newEventLoopGroup(1);
+        try {
+            long nanos = echo(group, transport, address, size, count);
+            System.out.printf("echo: %d messages of %d bytes over %s to %s came back unchanged (%d ms)%n",
+                    count, size, transport.displayName(), address, TimeUnit.NANOSECONDS.toMillis(nanos));
+        } finally {
+            group.shutdownGracefully();
+        }
+    }
+
+    /**
+     * Connects to the echo server at {@code address}, sends {@code count} messages of {@code size} random
+     * bytes, each once the previous one came back, and closes. Returns the nanoseconds it took.
+     *
+     * @throws Exception if a message came back changed, the connection failed or closed early, or
+     *         nothing happened for a minute
+     */
+    public static long echo(EventLoopGroup group, Transport transport, SocketAddress address, int size, int count)
+            throws Exception {
+        if (size < 1 || count < 1) {
+            throw new IllegalArgumentException("size: " + size + ", count: " + count + " (expected: >= 1)");
+        }
+        long start = System.nanoTime();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Channel channel = new Bootstrap()
+                .group(group)
+                .channel(transport.socketChannelClass())
+                .handler(new EchoClientHandler(size, count, done))
+                .connect(address).sync().channel();
+        try {
+            done.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } finally {
+            channel.close().sync();
+        }
+        return System.nanoTime() - start;
+    }
+
+    /** Sends a message, collects its echo (which may arrive in pieces), compares, sends the next. */
+    private static final class EchoClientHandler extends SimpleChannelInboundHandler<ByteBuf> {
+        private final int count;
+        private final CompletableFuture<Void> done;
+        private final byte[] sent;
+        private ByteBuf echoed;
+        private int completed;
+
+        EchoClientHandler(int size, int count, CompletableFuture<Void> done) {
+            this.count = count;
+            this.done = done;
+            this.sent = new byte[size];
+        }
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            echoed = ctx.alloc().buffer(sent.length);
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext ctx) {
+            echoed.release();
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            send(ctx);
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
+            if (msg.readableBytes() > sent.length - echoed.readableBytes()) {
+                fail(ctx, new IllegalStateException("more bytes came back than message " + completed + " had"));
+                return;
+            }
+            echoed.writeBytes(msg);
+            if (echoed.readableBytes() < sent.length) {
+                return;
+            }
+            if (!ByteBufUtil.equals(echoed, Unpooled.wrappedBuffer(sent))) {
+                fail(ctx, new IllegalStateException("message " + completed + " came back changed"));
+                return;
+            }
+            echoed.clear();
+            if (++completed == count) {
+                done.complete(null);
+            } else {
+                send(ctx);
+            }
+        }
+
+        private void send(ChannelHandlerContext ctx) {
+            ThreadLocalRandom.current().nextBytes(sent);
+            ctx.writeAndFlush(Unpooled.copiedBuffer(sent));
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            // Harmless once every echo arrived: the future is already complete.
+            done.completeExceptionally(new ClosedChannelException());
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            fail(ctx, cause);
+        }
+
+        private void fail(ChannelHandlerContext ctx, Throwable cause) {
+            done.completeExceptionally(cause);
+            ctx.close();
+        }
+    }
+}

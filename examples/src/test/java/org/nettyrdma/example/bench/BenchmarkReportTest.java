@@ -1,0 +1,117 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.example.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+/** The report {@code scripts/demo} prints, from lines of the form the VM run produces. */
+class BenchmarkReportTest {
+
+    private static final String[] RUN = {
+        "demo-env qemu=7.2.22",
+        "perftest-env kernel=6.1.0-57-amd64 cpus=2 accel=tcg tcg_thread=multi device=rxe0 active_mtu=4096",
+        "perftest ib_write_bw size=65536 MBps=50.00 peak_MBps=52.00 attempts=1",
+        "perftest ib_write_bw size=4096 MBps=40.00 peak_MBps=41.00 attempts=1",
+        "perftest ib_send_lat size=64 usec_typical=15.00 usec_avg=17.00 usec_p99=80.00 usec_min=12.00 attempts=1",
+        "perftest ib_send_bw size=4096 error=exit-status-1",
+        "bench-env transport=rdma host=10.77.0.1 java=17.0.15 cpus=2",
+        "bench transport=rdma size=64 MBps=2.00 messages=100 cpu_ms_per_MB=400.0 alloc_B_per_msg=48.0"
+                + " registered_B_per_channel=2621440 rtt_p50_us=60.0 rtt_p99_us=200.0 rtt_p999_us=900.0"
+                + " round_trips=1000 cpu_us_per_rtt=90.0 alloc_B_per_rtt=96.0",
+        "bench transport=rdma size=65536 MBps=40.00 messages=100 cpu_ms_per_MB=30.0 alloc_B_per_msg=0.5"
+                + " registered_B_per_channel=2621440 error=round trip: no round trip completed in the measured time",
+        "bench-end transport=rdma registered_B_after_shutdown=0",
+        "bench transport=epoll size=64 MBps=20.00 messages=100 cpu_ms_per_MB=40.0 alloc_B_per_msg=7.0"
+                + " rtt_p50_us=50.0 rtt_p99_us=150.0 rtt_p999_us=800.0 round_trips=1000 cpu_us_per_rtt=80.0"
+                + " alloc_B_per_rtt=0.1",
+        "bench transport=epoll size=65536 MBps=80.00 messages=100 cpu_ms_per_MB=3.0 alloc_B_per_msg=2.0"
+                + " rtt_p50_us=300.0 rtt_p99_us=900.0 rtt_p999_us=1500.0 round_trips=100 cpu_us_per_rtt=500.0"
+                + " alloc_B_per_rtt=1.0",
+        "example http: 200 GETs over rdma to /10.77.0.1:8080, every answer 200 \"Hello over rdma\" (900 ms)",
+        "a line of no known kind",
+    };
+
+    private static String render() {
+        BenchmarkReport report = new BenchmarkReport();
+        for (String line : RUN) {
+            report.add(line);
+        }
+        return report.render();
+    }
+
+    @Test
+    void ratiosCompareRdmaWithPerftestAndTcpAtTheSameSize() {
+        String report = render();
+        assertTrue(report.contains("qemu 7.2.22, tcg thread=multi, 2 vCPUs, kernel 6.1.0-57-amd64; rxe0 (Soft-RoCE),"
+                + " active MTU 4096; java 17.0.15"), report);
+        // 40 / 50 = 0.80 of perftest, 40 / 80 = 0.50 of epoll; no nio figure, no ratio.
+        assertEquals(List.of("65536", "40.00", "80.00", "-", "50.00", "0.80", "0.50", "-"),
+                row(report, "Throughput", "65536"));
+        // 64 B: no ib_write_bw at that size.
+        assertEquals(List.of("64", "2.00", "20.00", "-", "-", "-", "0.10", "-"), row(report, "Throughput", "64"));
+        // ib_send_lat's 15 us is half a round trip: 60 / 30 = 2.00.
+        assertEquals(List.of("64", "60.0", "/", "200.0", "/", "900.0", "50.0", "/", "150.0", "/", "800.0", "-",
+                "30.0", "2.00", "1.20"), row(report, "Round trip", "64"));
+    }
+
+    /** Returns the fields of the first row of {@code section} that starts with {@code size}. */
+    private static List<String> row(String report, String section, String size) {
+        String rest = report.substring(report.indexOf("\n" + section));
+        for (String line : rest.split("\n")) {
+            List<String> fields = Arrays.asList(line.trim().split("\\s+"));
+            if (fields.get(0).equals(size)) {
+                return fields;
+            }
+        }
+        throw new AssertionError("no row " + size + " in " + section + ":\n" + report);
+    }
+
+    @Test
+    void targetsAreJudgedOnTheFiguresOfTheRun() {
+        String report = render();
+        assertTrue(report.contains("  MISSED        64 KiB throughput >= 0.9 x ib_write_bw: rdma 40.00 MB/s is 0.80 x"
+                + " 50.00 MB/s"), report);
+        assertTrue(report.contains("  MISSED        64 B round trip <= 1.5 x ib_send_lat's: rdma p50 60.0 us is 2.00 x"
+                + " 30.0 us"), report);
+        // 64 B: 48 B/msg against epoll's 7; the 64 KiB round trip was not measured.
+        assertTrue(report.contains("  NOT MEASURED  no garbage per message in the steady state"), report);
+        assertTrue(report.contains("  MET           bounded registered memory per connection: 2.50 MiB per channel at"
+                + " every size, 0 B left after shutdown"), report);
+    }
+
+    @Test
+    void failuresAndExamplesAreListed() {
+        String report = render();
+        assertTrue(report.contains("\n  rdma 65536 B: round trip: no round trip completed in the measured time\n"),
+                report);
+        assertTrue(report.contains("\n  ib_send_bw 4096 B: exit-status-1\n"), report);
+        assertTrue(report.contains("\nExamples over RDMA\n  http: 200 GETs over rdma"), report);
+    }
+
+    @Test
+    void anErrorTakesTheRestOfTheLine() {
+        assertEquals(Map.of("transport", "rdma", "size", "64", "error", "stream: the connection closed: x=y"),
+                BenchmarkReport.fields("transport=rdma size=64 error=stream: the connection closed: x=y"));
+        assertEquals(Map.of("error", "exit-status-1"), BenchmarkReport.fields("error=exit-status-1"));
+    }
+}
