@@ -194,15 +194,16 @@ public final class BenchmarkReport {
 
     private void roundTrip(StringBuilder out) {
         out.append("\nRound trip: send a message, wait for its echo; p50 / p99 / p99.9 in us\n");
-        line(out, "%8s %-22s %-22s %-22s %15s %20s %11s%n", "bytes", "rdma", "epoll", "nio", "ib_send_lat x2",
-                "rdma/ib_send_lat x2", "rdma/epoll");
+        line(out, "%8s %-26s %-26s %-26s %15s %20s %11s %9s%n", "bytes", "rdma", "epoll", "nio", "ib_send_lat x2",
+                "rdma/ib_send_lat x2", "rdma/epoll", "rdma/nio");
         for (int size : sizes()) {
             double perf = 2 * number(perftest("ib_send_lat", size), "usec_typical");
             double rdma = number(bench(RDMA, size), "rtt_p50_us");
             double epoll = number(bench("epoll", size), "rtt_p50_us");
-            line(out, "%8d %-22s %-22s %-22s %15s %20s %11s%n", size, percentiles(RDMA, size),
+            double nio = number(bench("nio", size), "rtt_p50_us");
+            line(out, "%8d %-26s %-26s %-26s %15s %20s %11s %9s%n", size, percentiles(RDMA, size),
                     percentiles("epoll", size), percentiles("nio", size), fixed(perf, 1), fixed(rdma / perf, 2),
-                    fixed(rdma / epoll, 2));
+                    fixed(rdma / epoll, 2), fixed(rdma / nio, 2));
         }
     }
 

@@ -52,7 +52,7 @@ import org.nettyrdma.example.Transport;
 /**
  * Measures one Netty pipeline over RDMA, NIO or epoll, in one process: a server and a client on the
  * same address, each with an event loop of its own. For every message size, two phases, each on a new
- * connection, each a warm-up then a measured time:
+ * connection:
  *
  * <ul>
  *   <li><b>stream</b>: the client writes messages one way as fast as the channel stays writable; the
@@ -61,6 +61,10 @@ import org.nettyrdma.example.Transport;
  *   <li><b>round trip</b>: the client sends a message and waits for the server's echo before the next;
  *       percentiles of the round trip (HdrHistogram), CPU time and allocation per round trip.</li>
  * </ul>
+ *
+ * <p>A warm-up pass runs every phase of every size first, for {@code --warmup} seconds each, and is not
+ * counted: the JIT compiler needs time, many seconds under an emulator. Then the measured pass runs every
+ * phase again on new connections, each after one settling second, for {@code --time} seconds.
  *
  * <p>Every wait is bounded: a connection that stops moving is reported as an error for that size, and
  * {@link #main} gives up at a deadline. Prints a table, then one {@code bench ...} line per size
@@ -74,11 +78,13 @@ import org.nettyrdma.example.Transport;
 public final class TransportBenchmark {
 
     private static final String USAGE = "usage: TransportBenchmark [--transport rdma|nio|epoll] [--host ADDRESS] "
-            + "[--sizes 64,4k,64k] [--warmup SECONDS, default 2] [--time SECONDS, default 3]";
+            + "[--sizes 64,4k,64k] [--warmup SECONDS per phase, default 3] [--time SECONDS per phase, default 3]";
     private static final int[] DEFAULT_SIZES = {64, 4096, 65536};
     /** Connecting, closing, a task on a loop: what takes longer is stuck. */
     private static final long TIMEOUT_SECONDS = 20;
     private static final double MIB = 1 << 20;
+    /** A new connection's first moments (its first messages, the loops' first wake-ups) are not measured. */
+    private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final Transport transport;
     private final InetAddress host;
@@ -88,7 +94,7 @@ public final class TransportBenchmark {
 
     /**
      * Creates a benchmark of {@code transport} between two channels on {@code host}, for each of
-     * {@code sizes}, with a warm-up and a measured time per phase.
+     * {@code sizes}, with the time per phase of the warm-up pass and of the measured pass.
      */
     public TransportBenchmark(Transport transport, InetAddress host, int[] sizes, double warmupSeconds,
                               double measureSeconds) {
@@ -108,7 +114,7 @@ public final class TransportBenchmark {
         Transport transport = options.transport();
         String host = options.host();
         int[] sizes = options.integers("sizes", DEFAULT_SIZES);
-        double warmup = options.seconds("warmup", 2);
+        double warmup = options.seconds("warmup", 3);
         double time = options.seconds("time", 3);
         options.checkAllRead();
 
@@ -135,8 +141,13 @@ public final class TransportBenchmark {
 
     /** Returns the seconds after which a run must have finished, whatever went wrong in it. */
     long deadlineSeconds() {
-        long perPhase = TimeUnit.NANOSECONDS.toSeconds(warmupNanos + measureNanos) + 1 + 3 * TIMEOUT_SECONDS;
-        return 60 + 2 * perPhase * sizes.length;
+        long phases = 2L * sizes.length;
+        long running = TimeUnit.NANOSECONDS.toSeconds(warmupNanos + settleNanos() + measureNanos) + 2;
+        return 60 + phases * (running + 3 * TIMEOUT_SECONDS);
+    }
+
+    private long settleNanos() {
+        return Math.min(SETTLE_NANOS, warmupNanos);
     }
 
     private static void startWatchdog(Transport transport, long seconds) {
@@ -167,14 +178,23 @@ public final class TransportBenchmark {
         EventLoopGroup clientGroup = transport.newEventLoopGroup(1);
         try {
             Rig rig = new Rig(serverGroup, clientGroup);
-            out.printf(Locale.ROOT, "%s between two channels on %s, one event loop each; per phase %.1f s warm-up, "
-                    + "%.1f s measured; MB = 2^20 bytes%n", transport.displayName(), host.getHostAddress(),
-                    warmupNanos / 1e9, measureNanos / 1e9);
+            out.printf(Locale.ROOT, "%s between two channels on %s, one event loop each; MB = 2^20 bytes%n",
+                    transport.displayName(), host.getHostAddress());
+            out.printf(Locale.ROOT, "warm-up pass: every phase of every size for %.1f s, not counted%n",
+                    warmupNanos / 1e9);
+            for (int size : sizes) {
+                Result warmup = rig.measure(size, warmupNanos, 0);
+                if (warmup.error() != null) {
+                    out.println("  warm-up, " + size + " B: " + warmup.error());
+                }
+            }
+            out.printf(Locale.ROOT, "measured pass: every phase of every size on a new connection, %.1f s settling, "
+                    + "%.1f s measured%n", settleNanos() / 1e9, measureNanos / 1e9);
             out.printf("%8s | %9s %9s %11s | %8s %8s %8s %9s %10s | %s%n", "bytes", "MB/s", "CPU ms/MB",
                     "alloc B/msg", "p50 us", "p99 us", "p99.9 us", "CPU us/rt", "alloc B/rt", "registered/channel");
             List<Result> results = new ArrayList<>();
             for (int size : sizes) {
-                Result result = rig.measure(size);
+                Result result = rig.measure(size, settleNanos(), measureNanos);
                 results.add(result);
                 out.println(row(result));
             }
@@ -259,19 +279,20 @@ public final class TransportBenchmark {
                     .bind(new InetSocketAddress(host, 0)).sync().channel();
         }
 
-        Result measure(int size) throws InterruptedException {
+        /** Runs both phases; returns their figures, or, with {@code window} 0, only runs them (a warm-up). */
+        Result measure(int size, long settle, long window) throws InterruptedException {
             List<String> errors = new ArrayList<>();
             Result.Stream stream = null;
             Result.RoundTrip roundTrip = null;
             try {
-                stream = stream(size);
+                stream = stream(size, settle, window);
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
                 errors.add("stream: " + describe(e));
             }
             try {
-                roundTrip = roundTrip(size);
+                roundTrip = roundTrip(size, settle, window);
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
@@ -281,7 +302,7 @@ public final class TransportBenchmark {
                     errors.isEmpty() ? null : String.join("; ", errors));
         }
 
-        private Result.Stream stream(int size) throws IOException, InterruptedException {
+        private Result.Stream stream(int size, long settle, long window) throws IOException, InterruptedException {
             sinks.clear();
             Streamer streamer = new Streamer(size);
             Channel client = connect(sinkServer.localAddress(), streamer);
@@ -292,22 +313,16 @@ public final class TransportBenchmark {
                 if (sink == null) {
                     throw new IOException("the server accepted no connection in " + TIMEOUT_SECONDS + " s");
                 }
-                pause(warmupNanos);
+                pause(settle);
                 LoopMeter.Sample start = meter.sample(sink.bytes());
-                pause(measureNanos);
+                pause(window);
                 LoopMeter.Sample end = meter.sample(sink.bytes());
                 long registered = registeredBytes();
                 checkHealthy(client, streamer.failure(), sink.failure());
-                long bytes = end.countSince(start);
-                if (bytes <= 0) {
-                    throw new IOException("no byte arrived in the measured time: the connection is stuck");
+                if (end.count() == 0) {
+                    throw new IOException("no byte arrived: the connection is stuck");
                 }
-                double mib = bytes / MIB;
-                double messages = bytes / (double) size;
-                // Both channels of the one open connection are in this process.
-                figures = new Result.Stream(mib / end.secondsSince(start), (long) messages,
-                        end.cpuNanosSince(start) / 1e6 / mib, end.allocatedBytesSince(start) / messages,
-                        registered < 0 ? -1 : registered / 2);
+                figures = window == 0 ? null : streamFigures(size, start, end, registered);
             } catch (IOException | InterruptedException | RuntimeException e) {
                 streamer.stop();
                 closeQuietly(client, sink == null ? null : sink.channel());
@@ -318,7 +333,7 @@ public final class TransportBenchmark {
             return figures;
         }
 
-        private Result.RoundTrip roundTrip(int size)
+        private Result.RoundTrip roundTrip(int size, long settle, long window)
                 throws IOException, InterruptedException, ExecutionException, TimeoutException {
             echoes.clear();
             PingPong pingPong = new PingPong(size);
@@ -330,24 +345,24 @@ public final class TransportBenchmark {
                 if (echo == null) {
                     throw new IOException("the server accepted no connection in " + TIMEOUT_SECONDS + " s");
                 }
-                pause(warmupNanos);
+                pause(settle);
                 checkHealthy(client, pingPong.failure(), echo.failure());
                 onLoop(client, () -> {
                     pingPong.reset();
                     return null;
                 });
                 LoopMeter.Sample start = meter.sample(0);
-                pause(measureNanos);
+                pause(window);
                 LoopMeter.Sample end = meter.sample(pingPong.roundTrips());
                 Histogram histogram = onLoop(client, pingPong::stop);
                 checkHealthy(client, pingPong.failure(), echo.failure());
-                long roundTrips = end.countSince(start);
-                if (roundTrips <= 0) {
-                    throw new IOException("no round trip completed in the measured time: the connection is stuck");
+                if (window > 0) {
+                    figures = roundTripFigures(start, end, histogram);
+                } else if (pingPong.roundTrips() == 0) {
+                    throw new IOException("no round trip completed: the connection is stuck");
+                } else {
+                    figures = null;
                 }
-                figures = new Result.RoundTrip(roundTrips, micros(histogram.getValueAtPercentile(50)),
-                        micros(histogram.getValueAtPercentile(99)), micros(histogram.getValueAtPercentile(99.9)),
-                        end.cpuNanosSince(start) / 1e3 / roundTrips, end.allocatedBytesSince(start) / roundTrips);
             } catch (IOException | InterruptedException | ExecutionException | TimeoutException
                      | RuntimeException e) {
                 closeQuietly(client, echo == null ? null : echo.channel());
@@ -355,6 +370,31 @@ public final class TransportBenchmark {
             }
             close(client, echo.channel());
             return figures;
+        }
+
+        private Result.Stream streamFigures(int size, LoopMeter.Sample start, LoopMeter.Sample end, long registered)
+                throws IOException {
+            long bytes = end.countSince(start);
+            if (bytes <= 0) {
+                throw new IOException("no byte arrived in the measured time: the connection is stuck");
+            }
+            double mib = bytes / MIB;
+            double messages = bytes / (double) size;
+            // Both channels of the one open connection are in this process.
+            return new Result.Stream(mib / end.secondsSince(start), (long) messages,
+                    end.cpuNanosSince(start) / 1e6 / mib, end.allocatedBytesSince(start) / messages,
+                    registered < 0 ? -1 : registered / 2);
+        }
+
+        private Result.RoundTrip roundTripFigures(LoopMeter.Sample start, LoopMeter.Sample end, Histogram histogram)
+                throws IOException {
+            long roundTrips = end.countSince(start);
+            if (roundTrips <= 0) {
+                throw new IOException("no round trip completed in the measured time: the connection is stuck");
+            }
+            return new Result.RoundTrip(roundTrips, micros(histogram.getValueAtPercentile(50)),
+                    micros(histogram.getValueAtPercentile(99)), micros(histogram.getValueAtPercentile(99.9)),
+                    end.cpuNanosSince(start) / 1e3 / roundTrips, end.allocatedBytesSince(start) / roundTrips);
         }
 
         private Channel connect(SocketAddress address, ChannelHandler handler) throws IOException, InterruptedException {
