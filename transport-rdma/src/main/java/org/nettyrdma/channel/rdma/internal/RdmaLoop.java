@@ -17,10 +17,8 @@ package org.nettyrdma.channel.rdma.internal;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 import io.netty.channel.IoHandle;
@@ -45,7 +43,11 @@ public final class RdmaLoop {
     private static final int CQ_ENTRIES = 16384;
 
     private final IoHandler epoll;
-    private final Map<Long, CompletionQueue> completionQueues = new HashMap<>();
+    /**
+     * One per device the loop's channels use (a handful at most): a list, searched by device and
+     * polled by index before every CM event, so neither allocates an iterator.
+     */
+    private final List<CompletionQueue> completionQueueList = new ArrayList<>();
     private final List<IoRegistration> registrations = new ArrayList<>();
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final Set<Runnable> lingering = new LinkedHashSet<>();
@@ -68,11 +70,16 @@ public final class RdmaLoop {
 
     /** Returns the loop's completion queue on {@code device}, creating and registering it on first use. */
     public CompletionQueue completionQueue(RdmaDevice device) throws IOException {
-        CompletionQueue cq = completionQueues.get(device.context());
+        CompletionQueue cq = null;
+        for (int i = 0; i < completionQueueList.size() && cq == null; i++) {
+            if (completionQueueList.get(i).device() == device) {
+                cq = completionQueueList.get(i);
+            }
+        }
         if (cq == null) {
             cq = new CompletionQueue(device, CQ_ENTRIES);
             register(cq, cq);
-            completionQueues.put(device.context(), cq);
+            completionQueueList.add(cq);
         }
         return cq;
     }
@@ -95,7 +102,8 @@ public final class RdmaLoop {
 
     /** Polls every completion queue of the loop until it is empty. */
     public void pollCompletionQueues() {
-        for (CompletionQueue cq : completionQueues.values()) {
+        for (int i = 0; i < completionQueueList.size(); i++) {
+            CompletionQueue cq = completionQueueList.get(i);
             try {
                 cq.poll();
             } catch (IOException e) {
@@ -135,7 +143,7 @@ public final class RdmaLoop {
             }
         }
         resources.clear();
-        completionQueues.clear();
+        completionQueueList.clear();
         cm = null;
     }
 }
