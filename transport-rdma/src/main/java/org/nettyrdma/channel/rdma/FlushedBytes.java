@@ -15,14 +15,20 @@
  */
 package org.nettyrdma.channel.rdma;
 
+import java.io.IOException;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelOutboundBuffer;
 
 /**
- * The flushed bytes of a channel's outbound buffer that are not staged yet: writes stay in the
+ * The flushed messages of a channel's outbound buffer that are not staged yet: writes stay in the
  * {@link ChannelOutboundBuffer} until the device completes the work requests that carry them, so a
- * flush walks the buffer past the bytes already in flight. Reused for every flush; holds references
+ * flush walks the buffer past what is already in flight. Reused for every flush; holds references
  * only during one.
+ *
+ * <p>Progress is counted in units: a {@link ByteBuf}'s unit is a byte, a {@link TrackedFileRegion}'s
+ * is its own {@code transferred()} unit. The connection's in-flight and completed counters are in
+ * units, so {@link #removeCompleted} can take completed messages out of the buffer.
  *
  * <p>Not thread-safe: used on the channel's event loop only.
  */
@@ -30,14 +36,16 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
 
     private static final int MAX_SEGMENTS = 256;
 
-    private final ByteBuf[] buffers = new ByteBuf[MAX_SEGMENTS];
+    private final Object[] messages = new Object[MAX_SEGMENTS];
     private final int[] indexes = new int[MAX_SEGMENTS];
     private final int[] lengths = new int[MAX_SEGMENTS];
+    private final ByteBufTarget target = new ByteBufTarget();
     private int count;
     private int current;
     private long skip;
+    private long stagedUnits;
 
-    /** Collects the flushed buffers of {@code in}, skipping the first {@code inFlight} bytes. */
+    /** Collects the flushed messages of {@code in}, skipping the first {@code inFlight} units. */
     void load(ChannelOutboundBuffer in, long inFlight) throws Exception {
         count = 0;
         current = 0;
@@ -47,46 +55,131 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
 
     @Override
     public boolean processMessage(Object msg) {
-        ByteBuf buf = (ByteBuf) msg; // filterOutboundMessage lets nothing else in
-        int readable = buf.readableBytes();
-        if (skip >= readable) {
-            skip -= readable;
-            return true;
+        // filterOutboundMessage lets nothing else in
+        if (msg instanceof ByteBuf) {
+            ByteBuf buf = (ByteBuf) msg;
+            int readable = buf.readableBytes();
+            if (skip >= readable) {
+                skip -= readable;
+                return true;
+            }
+            indexes[count] = buf.readerIndex() + (int) skip;
+            lengths[count] = readable - (int) skip;
+        } else {
+            TrackedFileRegion region = (TrackedFileRegion) msg;
+            long uncompleted = region.uncompleted();
+            if (skip >= uncompleted) {
+                skip -= uncompleted;
+                return true;
+            }
+            // What is in flight of a region is its staged part; the rest is staged from transferred().
         }
-        buffers[count] = buf;
-        indexes[count] = buf.readerIndex() + (int) skip;
-        lengths[count] = readable - (int) skip;
         skip = 0;
+        messages[count] = msg;
         return ++count < MAX_SEGMENTS;
     }
 
-    /** Returns {@code true} if unstaged bytes are left. */
+    /** Returns {@code true} if unstaged messages are left. */
     boolean hasRemaining() {
         return current < count;
     }
 
-    /** Returns the unstaged bytes of the current buffer. */
+    /** Returns the unstaged units of the current message: for a file region, at most its bytes. */
     int currentLength() {
-        return lengths[current];
+        Object msg = messages[current];
+        if (msg instanceof ByteBuf) {
+            return lengths[current];
+        }
+        return (int) Math.min(Integer.MAX_VALUE, ((TrackedFileRegion) msg).unstaged());
     }
 
-    /** Copies {@code length} bytes (at most {@link #currentLength()}) of the current buffer and moves on. */
-    void copyCurrent(ByteBuf dst, int dstIndex, int length) {
-        buffers[current].getBytes(indexes[current], dst, dstIndex, length);
-        indexes[current] += length;
-        lengths[current] -= length;
-        if (lengths[current] == 0) {
-            buffers[current] = null;
+    /**
+     * Copies at most {@code length} bytes of the current message to {@code dst} and moves on when it is
+     * staged. The units staged accumulate until {@link #takeStagedUnits()}.
+     *
+     * @return the bytes copied, at least 1 and at most {@code length}
+     * @throws IOException if a file region fails or makes no progress
+     */
+    int copyCurrent(ByteBuf dst, int dstIndex, int length) throws IOException {
+        Object msg = messages[current];
+        if (msg instanceof ByteBuf) {
+            ((ByteBuf) msg).getBytes(indexes[current], dst, dstIndex, length);
+            indexes[current] += length;
+            lengths[current] -= length;
+            stagedUnits += length;
+            if (lengths[current] == 0) {
+                messages[current] = null;
+                current++;
+            }
+            return length;
+        }
+        TrackedFileRegion region = (TrackedFileRegion) msg;
+        stagedUnits += region.stage(target.reset(dst, dstIndex, length));
+        if (region.isStaged()) {
+            messages[current] = null;
             current++;
         }
+        return target.written();
+    }
+
+    /** Returns the units staged since the last call. */
+    long takeStagedUnits() {
+        long units = stagedUnits;
+        stagedUnits = 0;
+        return units;
     }
 
     /** Drops the references to the outbound buffer's messages. */
     void clear() {
         for (int i = current; i < count; i++) {
-            buffers[i] = null;
+            messages[i] = null;
         }
         count = 0;
         current = 0;
+        target.close();
+    }
+
+    /**
+     * Takes the messages whose {@code units} completed out of {@code in}, with their progress, and
+     * then every empty message at its head (an empty write has nothing to wait for).
+     */
+    static void removeCompleted(ChannelOutboundBuffer in, long units) {
+        for (;;) {
+            Object msg = in.current();
+            if (msg instanceof ByteBuf) {
+                ByteBuf buf = (ByteBuf) msg;
+                int readable = buf.readableBytes();
+                if (readable > units) {
+                    if (units > 0) {
+                        buf.readerIndex(buf.readerIndex() + (int) units);
+                        in.progress(units);
+                    }
+                    return;
+                }
+                if (readable > 0) {
+                    in.progress(readable);
+                }
+                units -= readable;
+                in.remove();
+            } else if (msg instanceof TrackedFileRegion) {
+                TrackedFileRegion region = (TrackedFileRegion) msg;
+                long uncompleted = region.uncompleted();
+                if (uncompleted > units || !region.isStaged()) {
+                    if (units > 0) {
+                        region.complete(units);
+                        in.progress(units);
+                    }
+                    return;
+                }
+                if (uncompleted > 0) {
+                    region.complete(uncompleted);
+                    in.progress(uncompleted);
+                }
+                units -= uncompleted;
+                in.remove();
+            } else {
+                return;
+            }
+        }
     }
 }

@@ -80,8 +80,8 @@ final class RdmaConnection implements CompletionListener {
         /** Messages wait in the inbound queue. */
         void inboundAvailable();
 
-        /** The device completed the requests carrying the next {@code bytes} of the outbound buffer. */
-        void bytesSent(int bytes);
+        /** Returns the channel's outbound buffer, or {@code null} once it is closed. */
+        ChannelOutboundBuffer outboundBuffer();
 
         /** Send space or credits came back: the channel may flush what it holds. */
         void writeSpaceAvailable();
@@ -257,11 +257,18 @@ final class RdmaConnection implements CompletionListener {
     /**
      * Stages and posts as much of {@code in} as credits, send space and the send queue allow. Nothing is
      * removed from {@code in} here: the bytes leave it when the work requests carrying them complete
-     * ({@link Events#bytesSent(int)}), so a write's promise says the device delivered it.
+     * ({@link #removeSent}), so a write's promise says the device delivered it.
      */
     void flush(ChannelOutboundBuffer in) throws Exception {
         if (!isReady() || closed || removingSentBytes) {
             return;
+        }
+        if (inFlightBytes == 0) {
+            // Empty writes at the head wait for nothing: complete them now.
+            removeSent(in, 0);
+            if (closed) {
+                return;
+            }
         }
         flushed.load(in, inFlightBytes);
         try {
@@ -279,6 +286,14 @@ final class RdmaConnection implements CompletionListener {
                     break;
                 }
             }
+        } catch (Exception e) {
+            // A file region failed: what was staged before it still goes out, then the channel closes.
+            try {
+                post();
+            } catch (IOException postFailure) {
+                e.addSuppressed(postFailure);
+            }
+            throw e;
         } finally {
             flushed.clear();
         }
@@ -286,37 +301,46 @@ final class RdmaConnection implements CompletionListener {
         maybeSendCredit();
     }
 
+    /** Takes the messages whose {@code units} completed out of {@code in}; listeners may not flush meanwhile. */
+    void removeSent(ChannelOutboundBuffer in, long units) {
+        removingSentBytes = true;
+        try {
+            FlushedBytes.removeCompleted(in, units);
+        } finally {
+            removingSentBytes = false;
+        }
+    }
+
     /** The largest payload of one Write: a quarter of the peer's ring, so returns always unblock it. */
     private int maxWrite() {
         return peer.ringSize() / 4;
     }
 
-    private boolean stageWrite() {
+    private boolean stageWrite() throws IOException {
         int readable = flushed.currentLength();
         if (peer.ringSize() == 0 || readable <= peer.slotSize() - HEADER_SIZE) {
             return false;
         }
         int length = Math.min(readable, maxWrite());
-        if (!staging.canTake(length)) {
-            return false;
-        }
-        long ringOffset = credits.reserveRing(length);
-        if (ringOffset == SendCredits.NO_ROOM) {
+        if (!staging.canTake(length) || !credits.canReserveRing(length)) {
             return false;
         }
         int offset = staging.take(length);
-        flushed.copyCurrent(sendView, offset, length);
-        copiedBytes += length;
-        inFlightBytes += length;
+        // A file region may deliver fewer bytes than its units; the Write carries what was copied.
+        int copied = flushed.copyCurrent(sendView, offset, length);
+        staging.giveBack(length - copied);
+        long ringOffset = credits.reserveRing(copied);
+        copiedBytes += copied;
+        inFlightBytes += flushed.takeStagedUnits();
         credits.consumeSlot();
         sendChain.addSend(nextSequence, WorkRequests.OPCODE_RDMA_WRITE_WITH_IMM, 0, sendBuffer.address() + offset,
-                length, sendBuffer.lkey(), peer.ringAddress() + ringOffset, peer.ringKey(), (int) ringOffset);
+                copied, sendBuffer.lkey(), peer.ringAddress() + ringOffset, peer.ringKey(), (int) ringOffset);
         mark();
         return true;
     }
 
     /** Copies as much of the flushed bytes as fits into one Send. */
-    private boolean stageSend() {
+    private boolean stageSend() throws IOException {
         int room = peer.slotSize() - HEADER_SIZE;
         int offset = staging.take(HEADER_SIZE + room);
         if (offset < 0) {
@@ -330,11 +354,10 @@ final class RdmaConnection implements CompletionListener {
                 break;
             }
             int length = Math.min(readable, room - payload);
-            flushed.copyCurrent(sendView, offset + HEADER_SIZE + payload, length);
-            payload += length;
+            payload += flushed.copyCurrent(sendView, offset + HEADER_SIZE + payload, length);
         }
         copiedBytes += payload;
-        inFlightBytes += payload;
+        inFlightBytes += flushed.takeStagedUnits();
         staging.giveBack(room - payload);
         sendView.writerIndex(offset);
         MessageHeader.encode(sendView, RdmaProtocol.TYPE_DATA, owed.takeSlots(), owed.takeRingBytes(), payload);
@@ -426,14 +449,16 @@ final class RdmaConnection implements CompletionListener {
                 staging.returnTo(stagingMarks[index]);
                 int sent = (int) (outboundMarks[index] - sentBytes);
                 if (sent > 0) {
-                    // Removing the bytes completes promises, whose listeners may write and flush. Until
-                    // the removal is done the outbound buffer and the in-flight count disagree, so a
-                    // flush then would send bytes twice or skip some: it waits for writeSpaceAvailable.
-                    removingSentBytes = true;
+                    // Removing the messages completes promises, whose listeners may write and flush.
+                    // Until the removal is done the outbound buffer and the in-flight count disagree,
+                    // so a flush then would send bytes twice or skip some: it waits for
+                    // writeSpaceAvailable below.
+                    ChannelOutboundBuffer in = events.outboundBuffer();
                     try {
-                        events.bytesSent(sent);
+                        if (in != null) {
+                            removeSent(in, sent);
+                        }
                     } finally {
-                        removingSentBytes = false;
                         sentBytes += sent;
                         inFlightBytes -= sent;
                     }

@@ -33,6 +33,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
+import io.netty.channel.FileRegion;
 import io.netty.channel.IoEvent;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoRegistration;
@@ -378,8 +379,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         if (msg instanceof ByteBuf) {
             return msg;
         }
+        if (msg instanceof FileRegion) {
+            return new TrackedFileRegion((FileRegion) msg);
+        }
         throw new UnsupportedOperationException("unsupported message type: " + msg.getClass().getName()
-                + " (expected: ByteBuf)");
+                + " (expected: ByteBuf, FileRegion)");
     }
 
     @Override
@@ -614,14 +618,6 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         public void inboundAvailable() {
             if (readPending || config.isAutoRead()) {
                 readNow();
-            }
-        }
-
-        @Override
-        public void bytesSent(int bytes) {
-            ChannelOutboundBuffer in = outboundBuffer();
-            if (in != null) {
-                in.removeBytes(bytes);
             }
         }
 

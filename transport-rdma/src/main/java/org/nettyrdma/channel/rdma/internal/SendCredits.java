@@ -75,6 +75,15 @@ public final class SendCredits {
     }
 
     /**
+     * Returns {@code true} if {@link #reserveRing(int)} of {@code length} bytes would succeed now; then
+     * so would a reservation of fewer bytes.
+     */
+    public boolean canReserveRing(int length) {
+        int skip = ringPosition + length > ringSize ? ringSize - ringPosition : 0;
+        return length > 0 && length <= ringSize && skip + length <= ringFree;
+    }
+
+    /**
      * Reserves {@code length} bytes of the peer's ring for one Write, skipping the ring's tail if the
      * bytes do not fit before its end.
      *
