@@ -19,6 +19,7 @@ import java.net.SocketAddress;
 import java.util.List;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapFactory;
 import io.netty.testsuite.transport.socket.SocketChannelNotYetConnectedTest;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,5 +50,10 @@ class RdmaSocketChannelNotYetConnectedTest extends SocketChannelNotYetConnectedT
     @Override
     protected SocketAddress newSocketAddress() {
         return RdmaSocketTestPermutation.newSocketAddress();
+    }
+
+    @Override
+    protected List<ByteBufAllocator> newAllocators() {
+        return RdmaSocketTestPermutation.allocators();
     }
 }

@@ -20,6 +20,7 @@ import java.util.List;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
 import io.netty.testsuite.transport.socket.SocketCloseForciblyTest;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,5 +41,10 @@ class RdmaSocketCloseForciblyTest extends SocketCloseForciblyTest {
     @Override
     protected SocketAddress newSocketAddress() {
         return RdmaSocketTestPermutation.newSocketAddress();
+    }
+
+    @Override
+    protected List<ByteBufAllocator> newAllocators() {
+        return RdmaSocketTestPermutation.allocators();
     }
 }

@@ -20,6 +20,7 @@ import java.util.List;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
 import io.netty.testsuite.transport.socket.SocketConnectTest;
 import java.util.concurrent.TimeUnit;
@@ -85,5 +86,10 @@ class RdmaSocketConnectTest extends SocketConnectTest {
     @Override
     protected SocketAddress newSocketAddress() {
         return RdmaSocketTestPermutation.newSocketAddress();
+    }
+
+    @Override
+    protected List<ByteBufAllocator> newAllocators() {
+        return RdmaSocketTestPermutation.allocators();
     }
 }

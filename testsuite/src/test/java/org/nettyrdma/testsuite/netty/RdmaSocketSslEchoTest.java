@@ -22,6 +22,7 @@ import java.util.List;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
 import io.netty.testsuite.transport.socket.SocketSslEchoTest;
 import org.junit.jupiter.api.BeforeAll;
@@ -64,5 +65,10 @@ class RdmaSocketSslEchoTest extends SocketSslEchoTest {
     @Override
     protected SocketAddress newSocketAddress() {
         return RdmaSocketTestPermutation.newSocketAddress();
+    }
+
+    @Override
+    protected List<ByteBufAllocator> newAllocators() {
+        return RdmaSocketTestPermutation.allocators();
     }
 }

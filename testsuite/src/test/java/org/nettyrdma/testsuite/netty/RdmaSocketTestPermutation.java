@@ -21,18 +21,22 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapFactory;
+import io.netty.testsuite.transport.TestsuitePermutation;
 import io.netty.testsuite.transport.socket.SocketTestPermutation;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.nettyrdma.channel.rdma.Rdma;
+import org.nettyrdma.channel.rdma.RdmaByteBufAllocator;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
@@ -59,6 +63,16 @@ public final class RdmaSocketTestPermutation extends SocketTestPermutation {
                 "Netty's testsuite over RDMA needs an RDMA device: run it with scripts/test-all (rxe VM) or set "
                         + ADDRESS_VARIABLE);
         Rdma.ensureAvailability();
+    }
+
+    /**
+     * Returns Netty's allocators and the RDMA channels' default one, whose direct buffers are sent
+     * without a copy: every class runs with each.
+     */
+    public static List<ByteBufAllocator> allocators() {
+        List<ByteBufAllocator> allocators = new ArrayList<>(TestsuitePermutation.allocator());
+        allocators.add(RdmaByteBufAllocator.DEFAULT);
+        return allocators;
     }
 
     /** Returns the RDMA interface's address with port 0. */

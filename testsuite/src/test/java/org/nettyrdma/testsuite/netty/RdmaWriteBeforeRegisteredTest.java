@@ -19,6 +19,7 @@ import java.net.SocketAddress;
 import java.util.List;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapFactory;
 import io.netty.testsuite.transport.socket.WriteBeforeRegisteredTest;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,5 +40,10 @@ class RdmaWriteBeforeRegisteredTest extends WriteBeforeRegisteredTest {
     @Override
     protected SocketAddress newSocketAddress() {
         return RdmaSocketTestPermutation.newSocketAddress();
+    }
+
+    @Override
+    protected List<ByteBufAllocator> newAllocators() {
+        return RdmaSocketTestPermutation.allocators();
     }
 }

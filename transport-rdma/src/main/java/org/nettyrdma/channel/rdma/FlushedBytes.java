@@ -16,9 +16,13 @@
 package org.nettyrdma.channel.rdma;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 
+import com.ibm.disni.util.MemoryUtils;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelOutboundBuffer;
+import org.nettyrdma.channel.rdma.internal.RdmaDevice;
+import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
 
 /**
  * The flushed messages of a channel's outbound buffer that are not staged yet: writes stay in the
@@ -44,6 +48,7 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
     private int current;
     private long skip;
     private long stagedUnits;
+    private long currentAddress;
 
     /** Collects the flushed messages of {@code in}, skipping the first {@code inFlight} units. */
     void load(ChannelOutboundBuffer in, long inFlight) throws Exception {
@@ -94,6 +99,62 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
     }
 
     /**
+     * Returns the local key under which {@code device} reads the next {@code length} bytes of the
+     * current message where they are, or -1 if they must be copied: they are not in registered memory
+     * (a heap buffer, a buffer of another allocator, a file region), or the registration failed.
+     * {@link #currentAddress()} then says where they are.
+     */
+    long currentLkey(RdmaDevice device, int length) {
+        Object msg = messages[current];
+        if (!(msg instanceof ByteBuf)) {
+            return -1;
+        }
+        long address = addressOf((ByteBuf) msg, indexes[current], length);
+        RegisteredSlab slab = address != 0 ? RegisteredSlab.find(address, length) : null;
+        if (slab == null) {
+            return -1;
+        }
+        try {
+            currentAddress = address;
+            return slab.lkey(device) & 0xFFFFFFFFL;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** Returns the address found by the last {@link #currentLkey} that returned a key. */
+    long currentAddress() {
+        return currentAddress;
+    }
+
+    /** Returns the current buffer, retained: the caller releases it when the device has read it. */
+    ByteBuf retainCurrent() {
+        return ((ByteBuf) messages[current]).retain();
+    }
+
+    /** Moves past {@code length} bytes of the current buffer that are sent from where they are. */
+    void skipCurrent(int length) {
+        indexes[current] += length;
+        lengths[current] -= length;
+        stagedUnits += length;
+        if (lengths[current] == 0) {
+            messages[current] = null;
+            current++;
+        }
+    }
+
+    private static long addressOf(ByteBuf buf, int index, int length) {
+        if (buf.hasMemoryAddress()) {
+            return buf.memoryAddress() + index;
+        }
+        if (!buf.isDirect() || buf.nioBufferCount() != 1) {
+            return 0;
+        }
+        ByteBuffer nio = buf.internalNioBuffer(index, length);
+        return MemoryUtils.getAddress(nio) + nio.position();
+    }
+
+    /**
      * Copies at most {@code length} bytes of the current message to {@code dst} and moves on when it is
      * staged. The units staged accumulate until {@link #takeStagedUnits()}.
      *
@@ -104,13 +165,7 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
         Object msg = messages[current];
         if (msg instanceof ByteBuf) {
             ((ByteBuf) msg).getBytes(indexes[current], dst, dstIndex, length);
-            indexes[current] += length;
-            lengths[current] -= length;
-            stagedUnits += length;
-            if (lengths[current] == 0) {
-                messages[current] = null;
-                current++;
-            }
+            skipCurrent(length);
             return length;
         }
         TrackedFileRegion region = (TrackedFileRegion) msg;

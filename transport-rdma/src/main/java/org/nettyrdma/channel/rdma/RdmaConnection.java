@@ -130,6 +130,8 @@ final class RdmaConnection implements CompletionListener {
     private final long[] stagingMarks;
     /** Per send request: the outbound bytes (since the start) that are delivered once it completes. */
     private final long[] outboundMarks;
+    /** Per send request: the buffer it reads in place (zero-copy), released when it completes. */
+    private final ByteBuf[] heldBuffers;
     private final FlushedBytes flushed = new FlushedBytes();
     private final ReceiveRing receiveRing;
     private final CreditReturn owed;
@@ -204,6 +206,7 @@ final class RdmaConnection implements CompletionListener {
         staging = new SendStaging(sendBuffer.size());
         stagingMarks = new long[sendDepth];
         outboundMarks = new long[sendDepth];
+        heldBuffers = new ByteBuf[sendDepth];
         receiveRing = new ReceiveRing(ring.size());
         owed = new CreditReturn(slots, receiveRing);
         cq.addListener(qpNum, this);
@@ -322,21 +325,39 @@ final class RdmaConnection implements CompletionListener {
             return false;
         }
         int length = Math.min(readable, maxWrite());
-        if (!staging.canTake(length) || !credits.canReserveRing(length)) {
+        if (!credits.canReserveRing(length)) {
+            return false;
+        }
+        long lkey = flushed.currentLkey(device, length);
+        if (lkey != -1) {
+            // Registered memory (RdmaByteBufAllocator): the device reads the bytes where they are.
+            // The buffer is held until the device has read it, even if the channel closes before.
+            long address = flushed.currentAddress();
+            heldBuffers[(int) (nextSequence % sendDepth)] = flushed.retainCurrent();
+            flushed.skipCurrent(length);
+            postWrite(address, length, (int) lkey);
+            return true;
+        }
+        if (!staging.canTake(length)) {
             return false;
         }
         int offset = staging.take(length);
         // A file region may deliver fewer bytes than its units; the Write carries what was copied.
         int copied = flushed.copyCurrent(sendView, offset, length);
         staging.giveBack(length - copied);
-        long ringOffset = credits.reserveRing(copied);
         copiedBytes += copied;
+        postWrite(sendBuffer.address() + offset, copied, sendBuffer.lkey());
+        return true;
+    }
+
+    /** Adds an RDMA Write with immediate of {@code length} staged bytes into the peer's ring to the chain. */
+    private void postWrite(long address, int length, int lkey) {
+        long ringOffset = credits.reserveRing(length);
         inFlightBytes += flushed.takeStagedUnits();
         credits.consumeSlot();
-        sendChain.addSend(nextSequence, WorkRequests.OPCODE_RDMA_WRITE_WITH_IMM, 0, sendBuffer.address() + offset,
-                copied, sendBuffer.lkey(), peer.ringAddress() + ringOffset, peer.ringKey(), (int) ringOffset);
+        sendChain.addSend(nextSequence, WorkRequests.OPCODE_RDMA_WRITE_WITH_IMM, 0, address, length, lkey,
+                peer.ringAddress() + ringOffset, peer.ringKey(), (int) ringOffset);
         mark();
-        return true;
     }
 
     /** Copies as much of the flushed bytes as fits into one Send. */
@@ -444,6 +465,7 @@ final class RdmaConnection implements CompletionListener {
             if ((wrId & RECEIVE_TAG) != 0) {
                 onReceive((int) (wrId & ~RECEIVE_TAG), opcode, byteLength, immediate);
             } else {
+                releaseHeld(completedSequence, wrId + 1);
                 completedSequence = wrId + 1;
                 int index = (int) (wrId % sendDepth);
                 staging.returnTo(stagingMarks[index]);
@@ -470,6 +492,18 @@ final class RdmaConnection implements CompletionListener {
             }
         } catch (Exception e) {
             events.connectionFailed(e);
+        }
+    }
+
+    /** Releases the buffers held by the send requests {@code from} (inclusive) to {@code to}. */
+    private void releaseHeld(long from, long to) {
+        for (long sequence = from; sequence < to; sequence++) {
+            int index = (int) (sequence % sendDepth);
+            ByteBuf held = heldBuffers[index];
+            if (held != null) {
+                heldBuffers[index] = null;
+                held.release();
+            }
         }
     }
 
@@ -659,6 +693,8 @@ final class RdmaConnection implements CompletionListener {
         cq.removeListener(qpNum);
         verbs._destroyQP(id);
         cq.unreserve(cqEntries);
+        // The device reads nothing any more: buffers sent in place can go back to their pool.
+        releaseHeld(completedSequence, nextSequence);
         for (RegisteredBuffer buffer : new RegisteredBuffer[] {receiveSlots, ring, sendBuffer}) {
             try {
                 buffer.close();

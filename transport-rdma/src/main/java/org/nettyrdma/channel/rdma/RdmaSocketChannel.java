@@ -82,7 +82,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private RdmaLoop loop;
     private CmEventDispatcher cm;
     private long id;
-    private RdmaConnection connection;
+    private volatile RdmaConnection connection;
     private InetSocketAddress local;
     private InetSocketAddress remote;
     private ChannelPromise connectPromise;
@@ -98,6 +98,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     /** The peer disconnected (DISCONNECTED, or this side's requests were flushed). */
     private boolean disconnected;
     private Runnable teardown;
+    private long copiedBeforeClose;
 
     /** Creates a channel that will connect. */
     public RdmaSocketChannel() {
@@ -157,6 +158,17 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     @Override
     protected SocketAddress remoteAddress0() {
         return remote;
+    }
+
+    /**
+     * Returns the bytes this channel copied into its registered send buffer before sending them: the
+     * writes of buffers that are not registered memory (heap buffers, buffers of other allocators,
+     * file regions) and every write small enough to travel in a Send. Writes of large buffers from
+     * {@link RdmaByteBufAllocator} are not copied. Meant for metrics: read on another thread, it may lag.
+     */
+    public long copiedBytes() {
+        RdmaConnection connection = this.connection;
+        return connection != null ? connection.copiedBytes() : copiedBeforeClose;
     }
 
     @Override
@@ -319,6 +331,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         if (connection != null) {
             connection.disconnect();
             connection.close();
+            copiedBeforeClose = connection.copiedBytes();
             connection = null;
         }
         if (id != 0) {

@@ -44,6 +44,9 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
  *   <li>{@code SO_SNDBUF}: the registered memory outgoing bytes are copied into until the device has
  *       sent them (default 1 MiB, at least 64 KiB); a write's promise completes when the device reports
  *       the work request that carried its bytes complete;</li>
+ *   <li>{@code ALLOCATOR}: {@link RdmaByteBufAllocator#DEFAULT} unless set: its direct buffers are
+ *       registered memory, and a large write of one travels by RDMA Write from where it is, without
+ *       the copy into {@code SO_SNDBUF} that buffers of other allocators take;</li>
  *   <li>{@code TCP_NODELAY}: always on, there is no Nagle; {@code SO_KEEPALIVE}, {@code IP_TOS},
  *       {@code SO_REUSEADDR}, {@code SO_LINGER}: kept and reported, without effect yet.</li>
  * </ul>
@@ -68,6 +71,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
 
     RdmaSocketChannelConfig(RdmaSocketChannel channel) {
         super(channel);
+        // What the pipeline allocates is then sent without a copy (RdmaByteBufAllocator).
+        setAllocator(RdmaByteBufAllocator.DEFAULT);
     }
 
     @Override

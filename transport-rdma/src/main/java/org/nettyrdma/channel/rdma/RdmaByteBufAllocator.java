@@ -1,0 +1,84 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import java.nio.ByteBuffer;
+
+import io.netty.buffer.AbstractByteBufAllocator;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.internal.SystemPropertyUtil;
+import org.nettyrdma.channel.rdma.internal.RegisteredMemoryPool;
+import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
+
+/**
+ * The default {@link ByteBufAllocator} of RDMA channels: direct buffers come from memory that is
+ * registered with the RDMA device, so what a pipeline allocates from {@code ctx.alloc()} and writes
+ * travels by RDMA Write straight from where it was written, without a copy into the send buffer.
+ * Heap buffers, and direct buffers larger than {@value RegisteredMemoryPool#MAX_BLOCK} bytes or
+ * requested when the pool is at its limit, come from {@link ByteBufAllocator#DEFAULT}; an RDMA
+ * channel copies those once into registered memory when it sends them.
+ *
+ * <p>The pool is shared by the whole process, grows in slabs of
+ * {@value RegisteredMemoryPool#SLAB_SIZE} bytes up to {@code -Dorg.nettyrdma.allocator.maxMemory}
+ * bytes (default 256 MiB), and never shrinks. It is registered for local access only: peers can
+ * neither read nor write it. Thread-safe.
+ */
+public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
+
+    private static final long MAX_MEMORY = SystemPropertyUtil.getLong("org.nettyrdma.allocator.maxMemory",
+            256L * 1024 * 1024);
+    private static final RegisteredMemoryPool POOL = new RegisteredMemoryPool(MAX_MEMORY);
+
+    /** The allocator; there is one, because its registered memory is shared by the process. */
+    public static final RdmaByteBufAllocator DEFAULT = new RdmaByteBufAllocator();
+
+    private final ByteBufAllocator unregistered = ByteBufAllocator.DEFAULT;
+
+    private RdmaByteBufAllocator() {
+        super(true);
+    }
+
+    /** Returns the bytes of allocator memory registered with RDMA devices, process-wide. */
+    public static long registeredBytes() {
+        return RegisteredSlab.registeredBytes();
+    }
+
+    /** Returns the bytes of memory the pool holds (registered or not yet), process-wide. */
+    public static long pooledBytes() {
+        return (long) POOL.slabs() * RegisteredMemoryPool.SLAB_SIZE;
+    }
+
+    @Override
+    protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+        return unregistered.heapBuffer(initialCapacity, maxCapacity);
+    }
+
+    @Override
+    protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+        ByteBuffer block = POOL.allocate(initialCapacity);
+        if (block == null) {
+            // Empty, larger than the largest block, or the pool is at its limit.
+            return unregistered.directBuffer(initialCapacity, maxCapacity);
+        }
+        return toLeakAwareBuffer(new RegisteredByteBuf(this, POOL, block, maxCapacity));
+    }
+
+    @Override
+    public boolean isDirectBufferPooled() {
+        return true;
+    }
+}

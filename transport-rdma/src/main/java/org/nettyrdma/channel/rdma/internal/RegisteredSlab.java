@@ -1,0 +1,159 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.internal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.ibm.disni.util.MemoryUtils;
+
+/**
+ * A slab of direct memory that the registered allocator carves into blocks of one size, registered
+ * with each device the first time a block of it is sent there. Registered for local access only:
+ * the device may read it for a Send or an RDMA Write; no peer can read or write it.
+ *
+ * <p>Slabs live as long as the process, like the protection domain they are registered in, so a
+ * buffer can be sent on any connection of its device without a registration per write. A process-wide
+ * table finds the slab of any address, so a slice or duplicate of a block is recognised too.
+ * Thread-safe.
+ */
+public final class RegisteredSlab {
+
+    private static final Object TABLE_LOCK = new Object();
+    private static final AtomicLong REGISTERED_BYTES = new AtomicLong();
+    /** Every slab, sorted by address; replaced, never modified, so lookups need no lock. */
+    private static volatile RegisteredSlab[] table = new RegisteredSlab[0];
+
+    private final ByteBuffer memory;
+    private final long address;
+    private final int size;
+    private final int blockSize;
+    /** The registration used last: a connection sends on one device, so this is nearly always it. */
+    private volatile Registration last;
+    private Registration[] registrations = new Registration[0];
+
+    /** The memory region of this slab on one device. */
+    private static final class Registration {
+        final RdmaDevice device;
+        final int lkey;
+
+        Registration(RdmaDevice device, int lkey) {
+            this.device = device;
+            this.lkey = lkey;
+        }
+    }
+
+    private RegisteredSlab(int size, int blockSize) {
+        this.memory = ByteBuffer.allocateDirect(size);
+        this.address = MemoryUtils.getAddress(memory);
+        this.size = size;
+        this.blockSize = blockSize;
+    }
+
+    /** Allocates a slab of {@code size} bytes for blocks of {@code blockSize} and enters it in the table. */
+    static RegisteredSlab allocate(int size, int blockSize) {
+        RegisteredSlab slab = new RegisteredSlab(size, blockSize);
+        synchronized (TABLE_LOCK) {
+            RegisteredSlab[] old = table;
+            RegisteredSlab[] grown = Arrays.copyOf(old, old.length + 1);
+            int at = old.length;
+            while (at > 0 && grown[at - 1].address > slab.address) {
+                grown[at] = grown[at - 1];
+                at--;
+            }
+            grown[at] = slab;
+            table = grown;
+        }
+        return slab;
+    }
+
+    /** Returns the slab holding all of {@code [address, address + length)}, or {@code null}. */
+    public static RegisteredSlab find(long address, int length) {
+        RegisteredSlab[] slabs = table;
+        int low = 0;
+        int high = slabs.length - 1;
+        while (low <= high) {
+            int middle = (low + high) >>> 1;
+            RegisteredSlab slab = slabs[middle];
+            if (address < slab.address) {
+                high = middle - 1;
+            } else if (address >= slab.address + slab.size) {
+                low = middle + 1;
+            } else {
+                return address + length <= slab.address + slab.size ? slab : null;
+            }
+        }
+        return null;
+    }
+
+    /** Returns the bytes registered by all slabs on all devices, process-wide. */
+    public static long registeredBytes() {
+        return REGISTERED_BYTES.get();
+    }
+
+    /** Returns the view of block {@code index}: position 0, capacity the block size. */
+    ByteBuffer block(int index) {
+        int offset = index * blockSize;
+        return memory.duplicate().position(offset).limit(offset + blockSize).slice();
+    }
+
+    /** Returns the number of blocks. */
+    int blocks() {
+        return size / blockSize;
+    }
+
+    /** Returns the size of this slab's blocks. */
+    int blockSize() {
+        return blockSize;
+    }
+
+    /**
+     * Returns the local key of this slab on {@code device}, registering it on first use.
+     *
+     * @throws IOException if the device refuses the registration
+     */
+    public int lkey(RdmaDevice device) throws IOException {
+        Registration registration = last;
+        if (registration != null && registration.device == device) {
+            return registration.lkey;
+        }
+        synchronized (this) {
+            for (Registration r : registrations) {
+                if (r.device == device) {
+                    last = r;
+                    return r.lkey;
+                }
+            }
+            ByteBuffer keys = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
+            long keysAddress = MemoryUtils.getAddress(keys);
+            long mr = DisniNative.dispatcher()._regMr(device.pd(), address, size, 0, keysAddress, keysAddress + 4,
+                    keysAddress + 8);
+            if (mr <= 0) {
+                throw new IOException("registering " + size + " bytes of allocator memory with " + device
+                        + " failed");
+            }
+            Registration r = new Registration(device, keys.getInt(0));
+            registrations = Arrays.copyOf(registrations, registrations.length + 1);
+            registrations[registrations.length - 1] = r;
+            REGISTERED_BYTES.addAndGet(size);
+            last = r;
+            return r.lkey;
+        }
+    }
+}

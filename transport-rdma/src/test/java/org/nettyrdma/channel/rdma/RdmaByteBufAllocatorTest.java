@@ -1,0 +1,99 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+
+import com.ibm.disni.util.MemoryUtils;
+import io.netty.buffer.ByteBuf;
+import org.junit.jupiter.api.Test;
+import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
+
+/** The channel's default allocator, without a device: which buffers are registered memory, and growth. */
+class RdmaByteBufAllocatorTest {
+
+    private final RdmaByteBufAllocator alloc = RdmaByteBufAllocator.DEFAULT;
+
+    @Test
+    void directBuffersAreRegisteredMemoryOfTheRequestedCapacity() {
+        ByteBuf buf = alloc.directBuffer(65536);
+        try {
+            assertEquals(65536, buf.capacity());
+            assertTrue(buf.isDirect());
+            assertNotNull(RegisteredSlab.find(addressOf(buf), buf.capacity()));
+            assertTrue(alloc.isDirectBufferPooled());
+            assertEquals(buf.capacity(), alloc.buffer(65536).release() ? 65536 : -1);
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
+    void heapAndOversizedBuffersComeFromTheDefaultAllocator() {
+        ByteBuf heap = alloc.heapBuffer(100);
+        ByteBuf huge = alloc.directBuffer(8 * 1024 * 1024);
+        try {
+            assertFalse(heap.isDirect());
+            assertNull(RegisteredSlab.find(addressOf(huge), 1));
+        } finally {
+            heap.release();
+            huge.release();
+        }
+    }
+
+    @Test
+    void aGrowingBufferMovesToALargerBlockAndKeepsItsBytes() {
+        ByteBuf buf = alloc.directBuffer(16);
+        try {
+            for (int i = 0; i < 10_000; i++) {
+                buf.writeInt(i);
+            }
+            assertNotNull(RegisteredSlab.find(addressOf(buf), buf.capacity()));
+            for (int i = 0; i < 10_000; i++) {
+                assertEquals(i, buf.readInt());
+            }
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
+    void aReleasedBlockServesTheNextBufferOfItsSize() {
+        ByteBuf first = alloc.directBuffer(3000);
+        long address = addressOf(first);
+        first.release();
+        ByteBuf second = alloc.directBuffer(3000);
+        try {
+            // Blocks are reused last-in first-out, so a steady state allocates no new memory.
+            assertEquals(address, addressOf(second));
+        } finally {
+            second.release();
+        }
+    }
+
+    private static long addressOf(ByteBuf buf) {
+        ByteBuffer nio = buf.internalNioBuffer(0, 1);
+        assertInstanceOf(ByteBuffer.class, nio);
+        return MemoryUtils.getAddress(nio) + nio.position();
+    }
+}
