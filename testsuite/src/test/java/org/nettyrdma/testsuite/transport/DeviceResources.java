@@ -69,7 +69,8 @@ final class DeviceResources {
             Thread.sleep(100);
             after = snapshot();
         }
-        String context = "before the test: " + before + "; after it: " + after;
+        String context = "before the test: " + before + "; after it: " + after
+                + (after.equals(before) ? "" : "\nthe device's queue pairs and CQs now:\n" + kernelDetails());
         assertEquals(before.registrations(), after.registrations(), "memory registrations left: " + context);
         assertEquals(before.completionQueues(), after.completionQueues(), "completion queues left: " + context);
         assertEquals(before.kernel(), after.kernel(), "verbs objects left on the device: " + context);
@@ -78,21 +79,7 @@ final class DeviceResources {
     /** Returns the kernel's counts for the test device, or an empty map without the {@code rdma} tool. */
     private static Map<String, Integer> kernelCounts() {
         String device = System.getenv("RDMA_TEST_DEVICE");
-        List<String> command = device != null ? List.of("rdma", "resource", "show", device)
-                : List.of("rdma", "resource", "show");
-        String output;
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            output = new String(process.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
-            if (process.waitFor() != 0) {
-                return Map.of();
-            }
-        } catch (IOException e) {
-            return Map.of();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Map.of();
-        }
+        String output = device != null ? rdma("resource", "show", device) : rdma("resource", "show");
         // "0: rxe0: pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0", one line per device: the first one.
         String[] words = output.lines().findFirst().orElse("").trim().split("\\s+");
         Map<String, Integer> counts = new LinkedHashMap<>();
@@ -102,5 +89,26 @@ final class DeviceResources {
             }
         }
         return counts;
+    }
+
+    /** The kernel's list of queue pairs (with their state) and CQs, for a failure message. */
+    private static String kernelDetails() {
+        return rdma("resource", "show", "qp") + rdma("resource", "show", "cq");
+    }
+
+    /** Runs the {@code rdma} tool; returns its output, or "" if it is missing or fails. */
+    private static String rdma(String... arguments) {
+        List<String> command = new java.util.ArrayList<>(List.of("rdma"));
+        command.addAll(List.of(arguments));
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            return process.waitFor() == 0 ? output : "";
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
     }
 }
