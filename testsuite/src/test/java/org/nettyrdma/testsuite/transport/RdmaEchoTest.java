@@ -18,84 +18,35 @@ package org.nettyrdma.testsuite.transport;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.channels.AlreadyConnectedException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.nettyrdma.channel.rdma.RdmaIoHandler;
-import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
-import org.nettyrdma.channel.rdma.RdmaSocketChannel;
-import org.nettyrdma.channel.rdma.internal.CompletionQueue;
-import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A Netty echo server and client over the RDMA transport: bytes of every size class (inline-sized,
  * Send-sized, around the slot boundary, RDMA-Write-sized, larger than the ring) come back unchanged
- * and in order, and when both sides are closed no memory region or completion queue is left.
+ * and in order, and when both sides are closed no memory region, completion queue or queue pair is
+ * left ({@link RdmaTransportFixture}).
  */
 class RdmaEchoTest {
 
-    private EventLoopGroup group;
-    /** The counters are process-wide: other test classes in the same JVM may hold connections. */
-    private int registrationsBefore;
-    private int completionQueuesBefore;
-
-    @BeforeEach
-    void setUp() {
-        assumeTrue(System.getenv("RDMA_TEST_ADDRESS") != null && Files.exists(Path.of("/dev/infiniband/rdma_cm")),
-                "needs an RDMA device: run with scripts/test-all (rxe VM) or set RDMA_TEST_ADDRESS");
-        registrationsBefore = RegisteredBuffer.liveRegistrations();
-        completionQueuesBefore = CompletionQueue.liveCount();
-        group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (group != null) {
-            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
-            assertEquals(registrationsBefore, RegisteredBuffer.liveRegistrations(),
-                    "memory regions this test left after shutdown");
-            assertEquals(completionQueuesBefore, CompletionQueue.liveCount(),
-                    "completion queues this test left after shutdown");
-        }
-    }
+    @RegisterExtension
+    final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
 
     @Test
     void echoesEverySizeClassUnchanged() throws Exception {
-        InetAddress address = InetAddress.getByName(System.getenv("RDMA_TEST_ADDRESS"));
-        Channel server = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
-                .childHandler(new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        ctx.write(msg);
-                    }
-
-                    @Override
-                    public void channelReadComplete(ChannelHandlerContext ctx) {
-                        ctx.flush();
-                    }
-                })
-                .bind(new InetSocketAddress(address, 0)).sync().channel();
+        Channel server = rdma.bind(rdma.server().childHandler(EchoHandler.INSTANCE));
 
         int[] sizes = {1, 100, 8175, 8176, 8177, 9000, 65536, 300_000, 3 << 20};
         int total = 0;
@@ -107,7 +58,7 @@ class RdmaEchoTest {
         ByteBuf received = Unpooled.buffer(total);
         CompletableFuture<Void> done = new CompletableFuture<>();
         int expectedTotal = total;
-        Channel client = new Bootstrap().group(group).channel(RdmaSocketChannel.class)
+        Channel client = rdma.client()
                 .handler(new SimpleChannelInboundHandler<ByteBuf>() {
                     @Override
                     protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
@@ -142,11 +93,8 @@ class RdmaEchoTest {
 
     @Test
     void secondConnectFailsWithAlreadyConnected() throws Exception {
-        InetAddress address = InetAddress.getByName(System.getenv("RDMA_TEST_ADDRESS"));
-        Channel server = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
-                .childHandler(new ChannelInboundHandlerAdapter())
-                .bind(new InetSocketAddress(address, 0)).sync().channel();
-        Channel client = new Bootstrap().group(group).channel(RdmaSocketChannel.class)
+        Channel server = rdma.bind(rdma.server().childHandler(new ChannelInboundHandlerAdapter()));
+        Channel client = rdma.client()
                 .handler(new ChannelInboundHandlerAdapter())
                 .connect(server.localAddress()).sync().channel();
         Throwable cause = client.connect(server.localAddress()).await().cause();

@@ -53,6 +53,10 @@ final class ConnectedPair implements AutoCloseable {
     static final byte[] ACCEPT_PRIVATE_DATA = "netty-rdma accept".getBytes(StandardCharsets.US_ASCII);
     /** rdma_cm's retry limit: 7 retries; for RNR, 7 means retry for ever. */
     static final byte RETRY_COUNT = 7;
+    /** Size of each pre-posted receive. */
+    static final int RECEIVE_SIZE = 4096;
+    /** Work request id of the client's first pre-posted receive. */
+    static final long RECEIVE_ID = 1000;
 
     final RdmaEventChannel listenChannel;
     final RdmaCmId listenId;
@@ -77,18 +81,7 @@ final class ConnectedPair implements AutoCloseable {
         clientChannel = RdmaEventChannel.createEventChannel();
         clientEvents = new CmEventReader(clientChannel);
         clientId = clientChannel.createId(RdmaCm.RDMA_PS_TCP);
-        clientId.resolveAddr(null, serverAddress, 2000);
-        clientEvents.expect(RdmaCmEventType.ADDR_RESOLVED);
-        clientId.resolveRoute(2000);
-        clientEvents.expect(RdmaCmEventType.ROUTE_RESOLVED);
-        client = new VerbsEndpoint(clientId);
-        for (int i = 0; i < receivesToPost; i++) {
-            client.postReceive(1000 + i, VerbsEndpoint.BUFFER_SIZE / 2 + i * 4096, 4096);
-        }
-        RdmaConnParam connect = new RdmaConnParam();
-        connect.setRetry_count(RETRY_COUNT);
-        connect.setRnr_retry_count(RETRY_COUNT);
-        clientId.connect(connect);
+        client = startConnect(clientId, clientEvents, serverAddress, receivesToPost);
 
         RdmaCmEvent request = listenChannel.getCmEvent(20_000);
         assertNotNull(request, "no connect request within 20 s");
@@ -115,6 +108,29 @@ final class ConnectedPair implements AutoCloseable {
         assertEquals(server.qp.getQp_num(), clientEstablished.remoteQpNum(), "the server's QP number");
     }
 
+    /**
+     * The client's half of connecting: resolves the server's address and route, makes the endpoint,
+     * posts {@code receives} receives of 4 KiB (work request ids 1000 and up, at
+     * {@link #receiveSlot(int)}) and sends the connect request with retry counts set. The caller awaits
+     * {@code ESTABLISHED}.
+     */
+    static VerbsEndpoint startConnect(RdmaCmId id, CmEventReader events, InetSocketAddress server, int receives)
+            throws Exception {
+        id.resolveAddr(null, server, 2000);
+        events.expect(RdmaCmEventType.ADDR_RESOLVED);
+        id.resolveRoute(2000);
+        events.expect(RdmaCmEventType.ROUTE_RESOLVED);
+        VerbsEndpoint endpoint = new VerbsEndpoint(id);
+        for (int i = 0; i < receives; i++) {
+            endpoint.postReceive(RECEIVE_ID + i, receiveSlot(i), RECEIVE_SIZE);
+        }
+        RdmaConnParam connect = new RdmaConnParam();
+        connect.setRetry_count(RETRY_COUNT);
+        connect.setRnr_retry_count(RETRY_COUNT);
+        id.connect(connect);
+        return endpoint;
+    }
+
     /** Connects a pair with {@code receivesToPost} receives of 4 KiB posted on each side. */
     static ConnectedPair connect(int receivesToPost) throws Exception {
         return new ConnectedPair(receivesToPost);
@@ -126,7 +142,7 @@ final class ConnectedPair implements AutoCloseable {
 
     /** Offset of the {@code index}-th pre-posted receive slot in either endpoint's buffer. */
     static int receiveSlot(int index) {
-        return VerbsEndpoint.BUFFER_SIZE / 2 + index * 4096;
+        return VerbsEndpoint.BUFFER_SIZE / 2 + index * RECEIVE_SIZE;
     }
 
     @Override

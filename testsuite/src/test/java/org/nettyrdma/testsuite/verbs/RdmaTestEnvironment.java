@@ -32,7 +32,7 @@ import org.nettyrdma.channel.rdma.internal.NativeLibrary;
  * <p>Outside such a machine every device test is aborted with the reason, so none of them can pass
  * without a device; {@code scripts/test-all} then fails the run because no device test ran.
  */
-final class RdmaTestEnvironment {
+public final class RdmaTestEnvironment {
 
     private static final String ADDRESS_VARIABLE = "RDMA_TEST_ADDRESS";
     private static final Path RDMA_CM_DEVICE = Path.of("/dev/infiniband/rdma_cm");
@@ -41,7 +41,7 @@ final class RdmaTestEnvironment {
     }
 
     /** Aborts the calling test unless an RDMA device and this project's native library are present. */
-    static void assumeDevice() {
+    public static void assumeDevice() {
         assumeTrue(System.getenv(ADDRESS_VARIABLE) != null, "device tests need an RDMA device: run them "
                 + "with scripts/test-all (it boots the rxe VM), or set " + ADDRESS_VARIABLE
                 + " to the IPv4 address of an RDMA interface");
@@ -50,7 +50,7 @@ final class RdmaTestEnvironment {
     }
 
     /** Returns the IPv4 address of the RDMA interface the tests use. */
-    static InetAddress address() {
+    public static InetAddress address() {
         try {
             return InetAddress.getByName(System.getenv(ADDRESS_VARIABLE));
         } catch (UnknownHostException e) {
@@ -59,12 +59,12 @@ final class RdmaTestEnvironment {
     }
 
     /** Returns the test address with port 0, for binding to a port the system chooses. */
-    static InetSocketAddress anyPort() {
+    public static InetSocketAddress anyPort() {
         return new InetSocketAddress(address(), 0);
     }
 
     /** Returns the name of the device the tests expect, or {@code null} if the machine did not say. */
-    static String deviceName() {
+    public static String deviceName() {
         return System.getenv("RDMA_TEST_DEVICE");
     }
 }
