@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
+import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
 
 /**
  * Counts the verbs objects that exist, to check that a test left none behind. Two sources:
@@ -36,6 +37,8 @@ import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
  *       for, queue pairs and CM ids, and what a raw verbs peer in the test made. Where the {@code rdma}
  *       tool is missing, only the first source is compared.</li>
  * </ul>
+ * The allocator's slabs ({@code RdmaByteBufAllocator}) are registered on first use and stay for the
+ * life of the process, like its pooled memory: they are left out of the kernel's memory regions.
  * Both are process- or machine-wide, so a test compares the counts after it with those before it.
  */
 final class DeviceResources {
@@ -88,6 +91,7 @@ final class DeviceResources {
                 counts.put(words[i], Integer.valueOf(words[i + 1]));
             }
         }
+        counts.computeIfPresent("mr", (name, count) -> count - RegisteredSlab.registrations());
         return counts;
     }
 

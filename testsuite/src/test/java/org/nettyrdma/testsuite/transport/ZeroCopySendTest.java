@@ -15,36 +15,19 @@
  */
 package org.nettyrdma.testsuite.transport;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaByteBufAllocator;
-import org.nettyrdma.channel.rdma.RdmaIoHandler;
-import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 
 /**
@@ -60,55 +43,23 @@ class ZeroCopySendTest {
      * which copy, so that a receiver holding ring regions cannot stall the sender.
      */
     private static final int WRITES = 8;
+    private static final long SEED = 11;
 
-    private EventLoopGroup group;
-
-    @BeforeEach
-    void setUp() {
-        assumeTrue(System.getenv("RDMA_TEST_ADDRESS") != null && Files.exists(Path.of("/dev/infiniband/rdma_cm")),
-                "needs an RDMA device: run with scripts/test-all (rxe VM) or set RDMA_TEST_ADDRESS");
-        group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (group != null) {
-            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
-        }
-    }
+    @RegisterExtension
+    final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
 
     @Test
     void registeredBuffersAreSentWithoutACopyAndOthersWithOne() throws Exception {
-        int total = (WRITES + 1) * WRITE;
-        byte[] expected = new byte[total];
-        new Random(11).nextBytes(expected);
-        ByteBuf received = Unpooled.buffer(total);
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        InetAddress address = InetAddress.getByName(System.getenv("RDMA_TEST_ADDRESS"));
-        Channel server = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
-                .childHandler(new SimpleChannelInboundHandler<ByteBuf>() {
-                    @Override
-                    protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
-                        received.writeBytes(msg);
-                        if (received.readableBytes() == total) {
-                            done.complete(null);
-                        }
-                    }
-
-                    @Override
-                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                        done.completeExceptionally(cause);
-                    }
-                })
-                .bind(new InetSocketAddress(address, 0)).sync().channel();
-        RdmaSocketChannel client = (RdmaSocketChannel) new Bootstrap().group(group)
-                .channel(RdmaSocketChannel.class).handler(new ChannelInboundHandlerAdapter())
+        TestStream stream = new TestStream(SEED);
+        StreamReader reader = new StreamReader(SEED);
+        Channel server = rdma.bind(rdma.server().childHandler(RdmaTransportFixture.pipeline(reader)));
+        RdmaSocketChannel client = (RdmaSocketChannel) rdma.client().handler(new ChannelInboundHandlerAdapter())
                 .connect(server.localAddress()).sync().channel();
         assertSame(RdmaByteBufAllocator.DEFAULT, client.alloc(), "the channel's default allocator");
 
         for (int i = 0; i < WRITES; i++) {
             ByteBuf buf = client.alloc().directBuffer(WRITE);
-            buf.writeBytes(expected, i * WRITE, WRITE);
+            stream.write(buf, (long) i * WRITE, WRITE);
             client.write(buf);
         }
         client.flush();
@@ -116,14 +67,13 @@ class ZeroCopySendTest {
         assertEquals(0, client.copiedBytes(), "bytes copied of registered buffers");
         assertTrue(RdmaByteBufAllocator.registeredBytes() > 0, "allocator memory registered with the device");
 
-        client.writeAndFlush(Unpooled.wrappedBuffer(expected, WRITES * WRITE, WRITE)).sync();
+        ByteBuf heap = Unpooled.buffer(WRITE);
+        stream.write(heap, (long) WRITES * WRITE, WRITE);
+        client.writeAndFlush(heap).sync();
         assertEquals(WRITE, client.copiedBytes(), "bytes copied of a heap buffer");
 
-        done.get(60, TimeUnit.SECONDS);
-        byte[] actual = new byte[total];
-        received.readBytes(actual);
-        received.release();
-        assertArrayEquals(expected, actual);
+        long total = (WRITES + 1L) * WRITE;
+        assertEquals(total, reader.digestAt(total).get(60, TimeUnit.SECONDS).length());
         client.close().sync();
         server.close().sync();
     }

@@ -453,7 +453,17 @@ final class RdmaConnection implements CompletionListener {
         if (status == WC_WR_FLUSH_ERR) {
             // The QP went to the error state: the peer disconnected (or this side did). Every posted
             // request comes back flushed; the CM's DISCONNECTED event says why, so nothing to report.
+            // A flushed send is done with (its bytes are not delivered), so a closing channel need
+            // not wait out its linger for it.
+            boolean sendFlushed = (wrId & RECEIVE_TAG) == 0 && wrId >= completedSequence;
+            if (sendFlushed) {
+                releaseHeld(completedSequence, wrId + 1);
+                completedSequence = wrId + 1;
+            }
             events.connectionLost();
+            if (sendFlushed && !closed && !hasOutstandingSends()) {
+                events.sendsDrained();
+            }
             return;
         }
         if (status != WC_SUCCESS) {

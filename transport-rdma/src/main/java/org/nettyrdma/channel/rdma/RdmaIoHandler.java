@@ -79,6 +79,20 @@ public final class RdmaIoHandler implements IoHandler {
     @Override
     public void prepareToDestroy() {
         // Close the RDMA channels first: they free their QPs while the loop's CQs still exist.
+        closeChannels();
+        epoll.prepareToDestroy();
+    }
+
+    @Override
+    public void destroy() {
+        // A channel may have been registered (a connection accepted) by the tasks the loop ran after
+        // its last prepareToDestroy(): close it too, or its QP keeps the loop's CQ from being freed.
+        closeChannels();
+        loop.close();
+        epoll.destroy();
+    }
+
+    private void closeChannels() {
         List<RdmaRegistration> registrations = new ArrayList<>(rdmaRegistrations);
         for (RdmaRegistration registration : registrations) {
             try {
@@ -87,13 +101,6 @@ public final class RdmaIoHandler implements IoHandler {
                 logger.debug("closing {} failed", registration.handle, e);
             }
         }
-        epoll.prepareToDestroy();
-    }
-
-    @Override
-    public void destroy() {
-        loop.close();
-        epoll.destroy();
     }
 
     @Override

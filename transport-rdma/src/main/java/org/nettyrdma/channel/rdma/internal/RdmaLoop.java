@@ -21,10 +21,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
-import io.netty.channel.IoHandle;
+import io.netty.channel.IoEvent;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoRegistration;
+import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.channel.epoll.EpollIoOps;
+import io.netty.channel.unix.FileDescriptor;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -62,7 +64,7 @@ public final class RdmaLoop {
     public CmEventDispatcher cm() throws IOException {
         if (cm == null) {
             CmEventDispatcher dispatcher = new CmEventDispatcher(this::pollCompletionQueues);
-            register(dispatcher, dispatcher);
+            register(new Watched(dispatcher), dispatcher);
             cm = dispatcher;
         }
         return cm;
@@ -78,13 +80,13 @@ public final class RdmaLoop {
         }
         if (cq == null) {
             cq = new CompletionQueue(device, CQ_ENTRIES);
-            register(cq, cq);
+            register(new Watched(cq), cq);
             completionQueueList.add(cq);
         }
         return cq;
     }
 
-    private void register(IoHandle handle, AutoCloseable resource) throws IOException {
+    private void register(EpollIoHandle handle, AutoCloseable resource) throws IOException {
         try {
             IoRegistration registration = epoll.register(handle);
             registration.submit(EpollIoOps.EPOLLIN);
@@ -145,5 +147,34 @@ public final class RdmaLoop {
         resources.clear();
         completionQueueList.clear();
         cm = null;
+    }
+
+    /**
+     * What epoll watches for a CQ or the CM event channel. Epoll closes the handles it watches when
+     * the loop prepares to stop, before the loop's channels have torn down their queue pairs; a CQ
+     * freed then answers EBUSY and leaks. So epoll gets this view, whose close does nothing, and
+     * {@link #close()} frees the object itself once the queue pairs are gone.
+     */
+    private static final class Watched implements EpollIoHandle {
+        private final EpollIoHandle target;
+
+        Watched(EpollIoHandle target) {
+            this.target = target;
+        }
+
+        @Override
+        public FileDescriptor fd() {
+            return target.fd();
+        }
+
+        @Override
+        public void handle(IoRegistration registration, IoEvent ioEvent) {
+            target.handle(registration, ioEvent);
+        }
+
+        @Override
+        public void close() {
+            // Freed by RdmaLoop.close().
+        }
     }
 }

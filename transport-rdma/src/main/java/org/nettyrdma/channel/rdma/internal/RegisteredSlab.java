@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.ibm.disni.util.MemoryUtils;
@@ -37,6 +38,7 @@ public final class RegisteredSlab {
 
     private static final Object TABLE_LOCK = new Object();
     private static final AtomicLong REGISTERED_BYTES = new AtomicLong();
+    private static final AtomicInteger REGISTRATIONS = new AtomicInteger();
     /** Every slab, sorted by address; replaced, never modified, so lookups need no lock. */
     private static volatile RegisteredSlab[] table = new RegisteredSlab[0];
 
@@ -102,6 +104,11 @@ public final class RegisteredSlab {
         return null;
     }
 
+    /** Returns the memory regions of all slabs on all devices, process-wide: they live as long as the process. */
+    public static int registrations() {
+        return REGISTRATIONS.get();
+    }
+
     /** Returns the bytes registered by all slabs on all devices, process-wide. */
     public static long registeredBytes() {
         return REGISTERED_BYTES.get();
@@ -152,6 +159,7 @@ public final class RegisteredSlab {
             registrations = Arrays.copyOf(registrations, registrations.length + 1);
             registrations[registrations.length - 1] = r;
             REGISTERED_BYTES.addAndGet(size);
+            REGISTRATIONS.incrementAndGet();
             last = r;
             return r.lkey;
         }
