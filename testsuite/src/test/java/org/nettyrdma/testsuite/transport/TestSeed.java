@@ -15,6 +15,10 @@
  */
 package org.nettyrdma.testsuite.transport;
 
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
 import org.junit.jupiter.api.TestInfo;
 
 /**
@@ -32,9 +36,13 @@ final class TestSeed {
     static long of(TestInfo test) {
         String fixed = System.getenv(VARIABLE);
         long seed = fixed != null ? Long.parseLong(fixed.trim()) : System.nanoTime();
-        String method = test.getTestClass().orElseThrow().getName() + '#' + test.getTestMethod().orElseThrow().getName();
+        // The launcher finds a method with parameters only by its full signature.
+        Method method = test.getTestMethod().orElseThrow();
+        String parameters = Arrays.stream(method.getParameterTypes()).map(Class::getName)
+                .collect(Collectors.joining(","));
+        String selector = test.getTestClass().orElseThrow().getName() + '#' + method.getName() + '(' + parameters + ')';
         System.out.println(test.getDisplayName() + ": seed " + seed + " (replay: " + VARIABLE + '=' + seed
-                + " scripts/device-tests --select-method " + method + ')');
+                + " scripts/device-tests --select-method '" + selector + "')");
         return seed;
     }
 }

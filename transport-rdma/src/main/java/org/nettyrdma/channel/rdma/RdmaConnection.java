@@ -625,7 +625,10 @@ final class RdmaConnection implements CompletionListener {
             piece = handle.allocate(alloc);
             int length = Math.min(remaining, piece.writableBytes());
             handle.attemptedBytesRead(piece.writableBytes());
-            piece.writeBytes(slotView, message.payloadOffset + message.consumed, length);
+            // Copied by the slot's buffer: with memory addresses on both sides that is one memory copy
+            // and no garbage, where piece.writeBytes(slotView, ...) may make ByteBuffer views.
+            slotView.getBytes(message.payloadOffset + message.consumed, piece, piece.writerIndex(), length);
+            piece.writerIndex(piece.writerIndex() + length);
             message.consumed += length;
         }
         if (message.consumed == message.length) {
