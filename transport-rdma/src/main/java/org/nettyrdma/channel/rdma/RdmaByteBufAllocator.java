@@ -28,9 +28,12 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  * The default {@link ByteBufAllocator} of RDMA channels: direct buffers come from memory that is
  * registered with the RDMA device, so what a pipeline allocates from {@code ctx.alloc()} and writes
  * travels by RDMA Write straight from where it was written, without a copy into the send buffer.
- * Heap buffers, and direct buffers larger than {@value RegisteredMemoryPool#MAX_BLOCK} bytes or
- * requested when the pool is at its limit, come from {@link ByteBufAllocator#DEFAULT}; an RDMA
- * channel copies those once into registered memory when it sends them.
+ * Heap buffers, direct buffers smaller than {@code -Dorg.nettyrdma.allocator.minRegistered} bytes
+ * (default 8 KiB, the default receive slot: smaller writes travel as Sends, which copy them anyway),
+ * larger than {@value RegisteredMemoryPool#MAX_BLOCK} bytes, or requested when the pool is at its
+ * limit, come from {@link ByteBufAllocator#DEFAULT}, whose buffer objects are recycled; an RDMA
+ * channel copies those once into registered memory when it sends them. A buffer of the pool costs
+ * one buffer object and one {@code ByteBuffer} view per allocation (not recycled).
  *
  * <p>The pool is shared by the whole process, grows in slabs of
  * {@value RegisteredMemoryPool#SLAB_SIZE} bytes up to {@code -Dorg.nettyrdma.allocator.maxMemory}
@@ -41,6 +44,8 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
 
     private static final long MAX_MEMORY = SystemPropertyUtil.getLong("org.nettyrdma.allocator.maxMemory",
             256L * 1024 * 1024);
+    private static final int MIN_REGISTERED = SystemPropertyUtil.getInt("org.nettyrdma.allocator.minRegistered",
+            8192);
     private static final RegisteredMemoryPool POOL = new RegisteredMemoryPool(MAX_MEMORY);
 
     /** The allocator; there is one, because its registered memory is shared by the process. */
@@ -69,9 +74,9 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
 
     @Override
     protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-        ByteBuffer block = POOL.allocate(initialCapacity);
+        ByteBuffer block = initialCapacity >= MIN_REGISTERED ? POOL.allocate(initialCapacity) : null;
         if (block == null) {
-            // Empty, larger than the largest block, or the pool is at its limit.
+            // Small (a Send copies it anyway), larger than the largest block, or the pool is full.
             return unregistered.directBuffer(initialCapacity, maxCapacity);
         }
         return toLeakAwareBuffer(new RegisteredByteBuf(this, POOL, block, maxCapacity));

@@ -49,21 +49,24 @@ class RdmaByteBufAllocatorTest {
     }
 
     @Test
-    void heapAndOversizedBuffersComeFromTheDefaultAllocator() {
+    void heapSmallAndOversizedBuffersComeFromTheDefaultAllocator() {
         ByteBuf heap = alloc.heapBuffer(100);
+        ByteBuf small = alloc.directBuffer(100);
         ByteBuf huge = alloc.directBuffer(8 * 1024 * 1024);
         try {
             assertFalse(heap.isDirect());
+            assertNull(RegisteredSlab.find(addressOf(small), 1), "a buffer that travels in a Send");
             assertNull(RegisteredSlab.find(addressOf(huge), 1));
         } finally {
             heap.release();
+            small.release();
             huge.release();
         }
     }
 
     @Test
     void aGrowingBufferMovesToALargerBlockAndKeepsItsBytes() {
-        ByteBuf buf = alloc.directBuffer(16);
+        ByteBuf buf = alloc.directBuffer(8192);
         try {
             for (int i = 0; i < 10_000; i++) {
                 buf.writeInt(i);
@@ -79,10 +82,10 @@ class RdmaByteBufAllocatorTest {
 
     @Test
     void aReleasedBlockServesTheNextBufferOfItsSize() {
-        ByteBuf first = alloc.directBuffer(3000);
+        ByteBuf first = alloc.directBuffer(30_000);
         long address = addressOf(first);
         first.release();
-        ByteBuf second = alloc.directBuffer(3000);
+        ByteBuf second = alloc.directBuffer(30_000);
         try {
             // Blocks are reused last-in first-out, so a steady state allocates no new memory.
             assertEquals(address, addressOf(second));
