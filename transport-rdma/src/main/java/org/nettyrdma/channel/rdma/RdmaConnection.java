@@ -592,6 +592,12 @@ final class RdmaConnection implements CompletionListener {
         return !inbound.isEmpty();
     }
 
+    /** Returns {@code true} if the next message is the peer's {@code SHUTDOWN_OUTPUT} or {@code CLOSE}. */
+    boolean endOfInputIsNext() {
+        Inbound message = inbound.peek();
+        return message != null && message.type != RdmaProtocol.TYPE_DATA;
+    }
+
     /**
      * Takes the next piece of received data, at most {@code handle.guess()} bytes as a stream
      * transport reads (a ring region is sliced without a copy; a Send's payload is copied into a buffer

@@ -629,7 +629,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
         @Override
         public void inboundAvailable() {
-            if (readPending || config.isAutoRead()) {
+            if (readPending || config.isAutoRead() || connection.endOfInputIsNext()) {
                 readNow();
             }
         }
@@ -728,7 +728,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             boolean readSomething = false;
             boolean shutdownReceived = false;
             boolean closeReceived = false;
-            if (!readPending && !config.isAutoRead()) {
+            // The end of input needs no read() once everything before it was read: as TCP's FIN
+            // reaches epoll as EPOLLRDHUP, a channel with AUTO_READ off learns of it at once.
+            if (!readPending && !config.isAutoRead() && !connection.endOfInputIsNext()) {
                 return;
             }
             try {
@@ -776,7 +778,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             }
             if (shutdownReceived || closeReceived || disconnected && !hasInbound()) {
                 endOfInput();
-            } else if (connection != null && connection.hasInbound() && (readPending || config.isAutoRead())) {
+            } else if (connection != null && connection.hasInbound()
+                    && (readPending || config.isAutoRead() || connection.endOfInputIsNext())) {
                 // The allocator handle ended this read; come back for the rest.
                 eventLoop().execute(this::readNow);
             }

@@ -1,0 +1,73 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.testsuite.transport;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The peer's half-close reaches a channel that is not reading ({@code AUTO_READ} off, no
+ * {@code read()} pending) at once, as TCP's FIN reaches an epoll channel through EPOLLRDHUP:
+ * an application that stopped reading still learns that the input ended.
+ */
+class RdmaHalfCloseTest {
+
+    @RegisterExtension
+    final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
+
+    @Test
+    void inputShutdownArrivesWithoutARead() throws Exception {
+        CompletableFuture<Channel> child = new CompletableFuture<>();
+        Channel server = rdma.bind(rdma.server().childHandler(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                child.complete(ctx.channel());
+            }
+        }));
+        CompletableFuture<Void> inputShutdown = new CompletableFuture<>();
+        Channel client = rdma.client()
+                .option(ChannelOption.AUTO_READ, false)
+                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                        if (evt == ChannelInputShutdownEvent.INSTANCE) {
+                            inputShutdown.complete(null);
+                        }
+                    }
+                })
+                .connect(server.localAddress()).sync().channel();
+
+        ((DuplexChannel) child.get(30, TimeUnit.SECONDS)).shutdownOutput().sync();
+        inputShutdown.get(30, TimeUnit.SECONDS);
+        assertTrue(client.isOpen(), "a channel that allows half-closure stays open");
+        assertTrue(((DuplexChannel) client).isInputShutdown());
+
+        client.close().sync();
+        server.close().sync();
+    }
+}
