@@ -87,6 +87,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private InetSocketAddress remote;
     private ChannelPromise connectPromise;
     private Future<?> connectTimeoutFuture;
+    /** What a connect waits for now, for the message of a connect timeout. */
+    private String connectStage = "nothing";
     private SocketAddress requestedRemoteAddress;
     private boolean open = true;
     private boolean active;
@@ -465,13 +467,15 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 id = cm.createId(this);
                 long source = local != null ? new SockAddr().write(local) : 0;
                 DisniNative.dispatcher()._resolveAddr(id, source, addressMemory.write(target), timeoutMillis());
+                connectStage = "address resolution";
                 connectPromise = promise;
                 int timeout = config.getConnectTimeoutMillis();
                 if (timeout > 0) {
                     connectTimeoutFuture = eventLoop().schedule(() -> {
                         ChannelPromise pending = connectPromise;
                         if (pending != null && pending.tryFailure(new ConnectTimeoutException(
-                                "connection timed out after " + timeout + " ms: " + requestedRemoteAddress))) {
+                                "connection timed out after " + timeout + " ms: " + requestedRemoteAddress
+                                        + " (waiting for " + connectStage + ')'))) {
                             close(voidPromise());
                         }
                     }, timeout, TimeUnit.MILLISECONDS);
@@ -541,14 +545,17 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 switch (event.type()) {
                     case CmEvent.ADDR_RESOLVED:
                         DisniNative.dispatcher()._resolveRoute(id, timeoutMillis());
+                        connectStage = "route resolution";
                         break;
                     case CmEvent.ROUTE_RESOLVED:
                         openConnection();
                         DisniNative.dispatcher()._connect(id, RETRY_COUNT, RETRY_COUNT, 0, (byte) 0);
+                        connectStage = "the server to accept (RDMA CM ESTABLISHED)";
                         break;
                     case CmEvent.ESTABLISHED:
                         if (acceptedFrom == null) {
                             connection.sendHello();
+                            connectStage = "the server's HELLO";
                         }
                         break;
                     case CmEvent.ADDR_ERROR:
