@@ -15,21 +15,12 @@
  */
 package org.nettyrdma.testsuite.transport;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.channels.AlreadyConnectedException;
-import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.SimpleChannelInboundHandler;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -48,44 +39,11 @@ class RdmaEchoTest {
     void echoesEverySizeClassUnchanged() throws Exception {
         Channel server = rdma.bind(rdma.server().childHandler(EchoHandler.INSTANCE));
 
-        int[] sizes = {1, 100, 8175, 8176, 8177, 9000, 65536, 300_000, 3 << 20};
-        int total = 0;
-        for (int size : sizes) {
-            total += size;
-        }
-        byte[] expected = new byte[total];
-        new Random(7).nextBytes(expected);
-        ByteBuf received = Unpooled.buffer(total);
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        int expectedTotal = total;
-        Channel client = rdma.client()
-                .handler(new SimpleChannelInboundHandler<ByteBuf>() {
-                    @Override
-                    protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
-                        received.writeBytes(msg);
-                        if (received.readableBytes() == expectedTotal) {
-                            done.complete(null);
-                        }
-                    }
-
-                    @Override
-                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                        done.completeExceptionally(cause);
-                    }
-                })
-                .connect(server.localAddress()).sync().channel();
+        EchoProbe probe = new EchoProbe(7, 1, 100, 8175, 8176, 8177, 9000, 65536, 300_000, 3 << 20);
+        Channel client = rdma.client().handler(probe).connect(server.localAddress()).sync().channel();
         assertTrue(client.isActive());
-
-        int offset = 0;
-        for (int size : sizes) {
-            client.writeAndFlush(Unpooled.wrappedBuffer(expected, offset, size)).sync();
-            offset += size;
-        }
-        done.get(60, TimeUnit.SECONDS);
-        byte[] actual = new byte[total];
-        received.readBytes(actual);
-        received.release();
-        assertArrayEquals(expected, actual);
+        probe.writeAll(client);
+        probe.assertEchoed(60);
 
         client.close().sync();
         server.close().sync();

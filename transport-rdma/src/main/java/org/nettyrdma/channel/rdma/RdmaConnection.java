@@ -124,6 +124,8 @@ final class RdmaConnection implements CompletionListener {
     private final ByteBuf slotView;
     private final long qp;
     private final int qpNum;
+    /** The largest Send posted inline: what the user asked for, as far as the device granted it. */
+    private final int maxInline;
     private final WorkRequests sendChain = WorkRequests.sends(CHAIN);
     private final WorkRequests receiveChain = WorkRequests.receives(CHAIN);
     private final SendStaging staging;
@@ -176,6 +178,7 @@ final class RdmaConnection implements CompletionListener {
         RegisteredBuffer ringMemory = null;
         RegisteredBuffer sendMemory = null;
         long createdQp = 0;
+        int grantedInline = 0;
         try {
             slotsMemory = new RegisteredBuffer(device, slots * slotSize, RegisteredBuffer.LOCAL_WRITE);
             // The peer may write here and nowhere else, and only while this connection lives.
@@ -183,12 +186,11 @@ final class RdmaConnection implements CompletionListener {
                     RegisteredBuffer.LOCAL_WRITE | RegisteredBuffer.REMOTE_WRITE);
             sendMemory = new RegisteredBuffer(device, config.getSendBufferSize(), 0);
             ByteBuffer cap = ByteBuffer.allocateDirect(RdmaNative.QP_CAP_SIZE).order(ByteOrder.nativeOrder());
-            cap.putInt(RdmaNative.QP_CAP_MAX_SEND_WR_OFFSET, sendDepth)
-                    .putInt(RdmaNative.QP_CAP_MAX_RECV_WR_OFFSET, slots)
-                    .putInt(RdmaNative.QP_CAP_MAX_SEND_SGE_OFFSET, 1)
-                    .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, 1)
-                    .putInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET, 0);
-            createdQp = RdmaNative.createQp(id, device.pd(), cq.cq(), cq.cq(), MemoryUtils.getAddress(cap));
+            createdQp = createQp(cap, config.getMaxInlineData());
+            // A device may grant more than was asked (rxe reports room for one SGE, 16 bytes, when 0
+            // was asked); what the user asked for still bounds it, so that 0 means none.
+            grantedInline = Math.min(config.getMaxInlineData(),
+                    cap.getInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET));
         } catch (IOException | RuntimeException e) {
             closeQuietly(slotsMemory, e);
             closeQuietly(ringMemory, e);
@@ -200,6 +202,7 @@ final class RdmaConnection implements CompletionListener {
         ring = ringMemory;
         sendBuffer = sendMemory;
         qp = createdQp;
+        maxInline = grantedInline;
         qpNum = verbs._getQpNum(qp);
         sendView = Unpooled.wrappedBuffer(sendBuffer.buffer());
         slotView = Unpooled.wrappedBuffer(receiveSlots.buffer());
@@ -214,6 +217,31 @@ final class RdmaConnection implements CompletionListener {
             repost(slot);
         }
         postReceives();
+    }
+
+    /**
+     * Creates the queue pair with room for {@code inline} bytes of inline data; if the device refuses
+     * that, without inline data, since a provider's limit cannot be queried before.
+     */
+    private long createQp(ByteBuffer cap, int inline) throws IOException {
+        cap.putInt(RdmaNative.QP_CAP_MAX_SEND_WR_OFFSET, sendDepth)
+                .putInt(RdmaNative.QP_CAP_MAX_RECV_WR_OFFSET, slots)
+                .putInt(RdmaNative.QP_CAP_MAX_SEND_SGE_OFFSET, 1)
+                .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, 1)
+                .putInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET, inline);
+        try {
+            return RdmaNative.createQp(id, device.pd(), cq.cq(), cq.cq(), MemoryUtils.getAddress(cap));
+        } catch (IOException e) {
+            if (inline == 0) {
+                throw e;
+            }
+            try {
+                return createQp(cap, 0);
+            } catch (IOException again) {
+                again.addSuppressed(e);
+                throw again;
+            }
+        }
     }
 
     private static void closeQuietly(RegisteredBuffer buffer, Exception cause) {
@@ -246,8 +274,8 @@ final class RdmaConnection implements CompletionListener {
         int offset = staging.take(HELLO_SIZE);
         sendView.writerIndex(offset);
         HelloMessage.of(slots, slotSize, ring.size(), ring.address(), ring.rkey()).encode(sendView);
-        sendChain.addSend(nextSequence, WorkRequests.OPCODE_SEND, 0, sendBuffer.address() + offset, HELLO_SIZE,
-                sendBuffer.lkey(), 0, 0, 0);
+        sendChain.addSend(nextSequence, WorkRequests.OPCODE_SEND, inlineFlag(HELLO_SIZE),
+                sendBuffer.address() + offset, HELLO_SIZE, sendBuffer.lkey(), 0, 0, 0);
         mark();
         post();
         helloSent = true;
@@ -383,8 +411,8 @@ final class RdmaConnection implements CompletionListener {
         sendView.writerIndex(offset);
         MessageHeader.encode(sendView, RdmaProtocol.TYPE_DATA, owed.takeSlots(), owed.takeRingBytes(), payload);
         credits.consumeSlot();
-        sendChain.addSend(nextSequence, WorkRequests.OPCODE_SEND, 0, sendBuffer.address() + offset,
-                HEADER_SIZE + payload, sendBuffer.lkey(), 0, 0, 0);
+        sendChain.addSend(nextSequence, WorkRequests.OPCODE_SEND, inlineFlag(HEADER_SIZE + payload),
+                sendBuffer.address() + offset, HEADER_SIZE + payload, sendBuffer.lkey(), 0, 0, 0);
         mark();
         return true;
     }
@@ -406,8 +434,8 @@ final class RdmaConnection implements CompletionListener {
         sendView.writerIndex(offset);
         MessageHeader.encode(sendView, type, owed.takeSlots(), owed.takeRingBytes(), 0);
         credits.consumeSlot();
-        sendChain.addSend(nextSequence, WorkRequests.OPCODE_SEND, 0, sendBuffer.address() + offset, HEADER_SIZE,
-                sendBuffer.lkey(), 0, 0, 0);
+        sendChain.addSend(nextSequence, WorkRequests.OPCODE_SEND, inlineFlag(HEADER_SIZE),
+                sendBuffer.address() + offset, HEADER_SIZE, sendBuffer.lkey(), 0, 0, 0);
         mark();
         post();
         return true;
@@ -417,6 +445,20 @@ final class RdmaConnection implements CompletionListener {
         if (isReady() && owed.creditMessageDue()) {
             sendControl(RdmaProtocol.TYPE_CREDIT);
         }
+    }
+
+    /**
+     * Returns the flags for a Send of {@code length} bytes: inline when the queue pair takes it. The
+     * staged bytes stay reserved until the request completes all the same; only the device's read of
+     * them is saved.
+     */
+    private int inlineFlag(int length) {
+        return length <= maxInline ? WorkRequests.FLAG_INLINE : 0;
+    }
+
+    /** Returns the largest Send posted inline: what the user asked for, as far as the device granted it. */
+    int maxInlineData() {
+        return maxInline;
     }
 
     /** Records where the send buffer and the outbound bytes stand after the request just added. */

@@ -173,6 +173,16 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         return connection != null ? connection.copiedBytes() : copiedBeforeClose;
     }
 
+    /**
+     * Returns the largest Send, header included, that this channel posts inline: its
+     * {@link RdmaChannelOption#MAX_INLINE_DATA}, as far as the device granted it; 0 before the queue
+     * pair exists, after it is gone, or when the device takes no inline data.
+     */
+    public int maxInlineData() {
+        RdmaConnection connection = this.connection;
+        return connection != null ? connection.maxInlineData() : 0;
+    }
+
     @Override
     public boolean isInputShutdown() {
         return inputShutdown || !isActive();

@@ -63,6 +63,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     private volatile int receiveSlots = 64;
     private volatile int slotSize = 8192;
     private volatile int sendQueueDepth = 128;
+    private volatile int maxInlineData = 128;
     private volatile boolean allowHalfClosure;
     private volatile boolean keepAlive;
     private volatile int trafficClass;
@@ -79,7 +80,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), SO_RCVBUF, SO_SNDBUF, TCP_NODELAY, SO_KEEPALIVE, SO_REUSEADDR,
                 SO_LINGER, IP_TOS, ALLOW_HALF_CLOSURE, RdmaChannelOption.RECEIVE_SLOTS,
-                RdmaChannelOption.SLOT_SIZE, RdmaChannelOption.SEND_QUEUE_DEPTH);
+                RdmaChannelOption.SLOT_SIZE, RdmaChannelOption.SEND_QUEUE_DEPTH, RdmaChannelOption.MAX_INLINE_DATA);
     }
 
     @SuppressWarnings("unchecked")
@@ -118,6 +119,9 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         if (option == RdmaChannelOption.SEND_QUEUE_DEPTH) {
             return (T) Integer.valueOf(getSendQueueDepth());
         }
+        if (option == RdmaChannelOption.MAX_INLINE_DATA) {
+            return (T) Integer.valueOf(getMaxInlineData());
+        }
         return super.getOption(option);
     }
 
@@ -146,6 +150,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
             setSlotSize((Integer) value);
         } else if (option == RdmaChannelOption.SEND_QUEUE_DEPTH) {
             setSendQueueDepth((Integer) value);
+        } else if (option == RdmaChannelOption.MAX_INLINE_DATA) {
+            setMaxInlineData((Integer) value);
         } else {
             return super.setOption(option, value);
         }
@@ -182,6 +188,21 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     /** Sets the work requests the send queue holds. */
     public RdmaSocketChannelConfig setSendQueueDepth(int sendQueueDepth) {
         this.sendQueueDepth = checkInRange(sendQueueDepth, 4, 4096, "sendQueueDepth");
+        return this;
+    }
+
+    /** Returns the largest Send (header included) asked to be posted inline; 0 when off. */
+    public int getMaxInlineData() {
+        return maxInlineData;
+    }
+
+    /**
+     * Sets the largest Send (header included) to post inline, asked of the device when the connection's
+     * queue pair is made; 0 turns inline sends off. A device that refuses the size gets a queue pair
+     * without inline sends.
+     */
+    public RdmaSocketChannelConfig setMaxInlineData(int maxInlineData) {
+        this.maxInlineData = checkInRange(maxInlineData, 0, 1024, "maxInlineData");
         return this;
     }
 
