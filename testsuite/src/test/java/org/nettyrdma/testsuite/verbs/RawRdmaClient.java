@@ -55,7 +55,7 @@ public final class RawRdmaClient implements AutoCloseable {
         channel = RdmaEventChannel.createEventChannel();
         events = new CmEventReader(channel);
         id = channel.createId(RdmaCm.RDMA_PS_TCP);
-        // The server sends its HELLO as soon as it accepts: the receives are posted before connecting.
+        // Receives are posted before connecting, as the transport does, so that no Send finds none.
         endpoint = ConnectedPair.startConnect(id, events, server, RECEIVES);
         events.expect(RdmaCmEventType.ESTABLISHED);
     }

@@ -141,6 +141,11 @@ final class RdmaConnection implements CompletionListener {
     private final ArrayDeque<Inbound> inbound = new ArrayDeque<>();
     private final ArrayDeque<Inbound> spareInbound = new ArrayDeque<>();
 
+    /**
+     * The accepting side sends its {@code HELLO} in answer to the connecting side's: only then is the
+     * connecting side's queue pair sure to be ready to receive (protocol.md, "Connection set-up").
+     */
+    private final boolean answersHello;
     private SendCredits credits;
     private HelloMessage peer;
     private boolean helloSent;
@@ -159,9 +164,10 @@ final class RdmaConnection implements CompletionListener {
      * Creates the queue pair on {@code id} and the registered memory, and posts every receive: all
      * before the connection is established, so no Send from the peer can find no receive.
      */
-    RdmaConnection(Events events, EventLoop eventLoop, CompletionQueue cq, long id, RdmaSocketChannelConfig config)
-            throws IOException {
+    RdmaConnection(Events events, EventLoop eventLoop, CompletionQueue cq, long id, RdmaSocketChannelConfig config,
+                   boolean accepted) throws IOException {
         this.events = events;
+        this.answersHello = accepted;
         this.eventLoop = eventLoop;
         this.cq = cq;
         this.device = cq.device();
@@ -269,7 +275,10 @@ final class RdmaConnection implements CompletionListener {
         return (long) receiveSlots.size() + ring.size() + sendBuffer.size();
     }
 
-    /** Sends this side's {@code HELLO}; the QP must be ready to send (accepted, or established). */
+    /**
+     * Sends this side's {@code HELLO}: the connecting side's once established, the accepting side's
+     * when the connecting side's arrives.
+     */
     void sendHello() throws IOException {
         int offset = staging.take(HELLO_SIZE);
         sendView.writerIndex(offset);
@@ -595,6 +604,8 @@ final class RdmaConnection implements CompletionListener {
             owed.slotReposted();
             if (helloSent) {
                 events.connectionReady();
+            } else if (answersHello) {
+                sendHello();
             }
             return;
         }

@@ -523,9 +523,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 cm = loop.cm();
                 cm.adopt(id, acceptedFrom, this);
                 openConnection();
+                // The HELLO answers the peer's (RdmaConnection): a Send posted now could reach the
+                // peer's queue pair before its CM has made it ready to receive, and be dropped.
                 RdmaNative.accept(id, RETRY_COUNT, 0, 0);
-                // librdmacm moved the QP to RTS during the accept: it may send at once.
-                connection.sendHello();
                 local = readAddress(true);
                 remote = readAddress(false);
             } catch (Throwable t) {
@@ -540,7 +540,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 throw new IOException("the rdma_cm_id has no RDMA device");
             }
             RdmaDevice device = RdmaDevice.of(context);
-            connection = new RdmaConnection(this, eventLoop(), loop.completionQueue(device), id, config);
+            connection = new RdmaConnection(this, eventLoop(), loop.completionQueue(device), id, config,
+                    acceptedFrom != null);
         }
 
         private InetSocketAddress readAddress(boolean source) {
@@ -576,7 +577,12 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                         failConnect(new ConnectException(describe(event) + ": " + requestedRemoteAddress));
                         break;
                     case CmEvent.DISCONNECTED:
-                        onPeerDisconnected();
+                        if (connectPromise != null) {
+                            failConnect(new ConnectException("the server closed the connection while "
+                                    + "waiting for " + connectStage + ": " + requestedRemoteAddress));
+                        } else {
+                            onPeerDisconnected();
+                        }
                         break;
                     case CmEvent.DEVICE_REMOVAL:
                         connectionFailed(new IOException("the RDMA device was removed"));
