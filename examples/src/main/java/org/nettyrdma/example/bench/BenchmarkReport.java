@@ -46,7 +46,9 @@ import java.util.TreeSet;
 public final class BenchmarkReport {
 
     private static final String RDMA = "rdma";
-    private static final String[] TRANSPORTS = {RDMA, "epoll", "nio"};
+    /** RDMA on loops that busy-poll, as perftest does: shown where measured. */
+    private static final String RDMA_BUSYPOLL = "rdma-busypoll";
+    private static final String[] TRANSPORTS = {RDMA, RDMA_BUSYPOLL, "epoll", "nio"};
     private static final int TARGET_BANDWIDTH_SIZE = 65536;
     private static final double TARGET_BANDWIDTH_RATIO = 0.9;
     private static final int TARGET_LATENCY_SIZE = 64;
@@ -194,16 +196,16 @@ public final class BenchmarkReport {
 
     private void roundTrip(StringBuilder out) {
         out.append("\nRound trip: send a message, wait for its echo; p50 / p99 / p99.9 in us\n");
-        line(out, "%8s %-26s %-26s %-26s %15s %20s %11s %9s%n", "bytes", "rdma", "epoll", "nio", "ib_send_lat x2",
-                "rdma/ib_send_lat x2", "rdma/epoll", "rdma/nio");
+        line(out, "%8s %-26s %-26s %-26s %-26s %15s %20s %22s %11s%n", "bytes", "rdma", "rdma-busypoll", "epoll",
+                "nio", "ib_send_lat x2", "rdma/ib_send_lat x2", "busypoll/ib_send_lat x2", "rdma/epoll");
         for (int size : sizes()) {
             double perf = 2 * number(perftest("ib_send_lat", size), "usec_typical");
             double rdma = number(bench(RDMA, size), "rtt_p50_us");
+            double busy = number(bench(RDMA_BUSYPOLL, size), "rtt_p50_us");
             double epoll = number(bench("epoll", size), "rtt_p50_us");
-            double nio = number(bench("nio", size), "rtt_p50_us");
-            line(out, "%8d %-26s %-26s %-26s %15s %20s %11s %9s%n", size, percentiles(RDMA, size),
-                    percentiles("epoll", size), percentiles("nio", size), fixed(perf, 1), fixed(rdma / perf, 2),
-                    fixed(rdma / epoll, 2), fixed(rdma / nio, 2));
+            line(out, "%8d %-26s %-26s %-26s %-26s %15s %20s %22s %11s%n", size, percentiles(RDMA, size),
+                    percentiles(RDMA_BUSYPOLL, size), percentiles("epoll", size), percentiles("nio", size),
+                    fixed(perf, 1), fixed(rdma / perf, 2), fixed(busy / perf, 2), fixed(rdma / epoll, 2));
         }
     }
 
@@ -219,7 +221,7 @@ public final class BenchmarkReport {
 
     private void costs(StringBuilder out) {
         out.append("\nCosts: process CPU time and event-loop allocation per message (stream) and per round trip\n");
-        line(out, "%8s %-9s %10s %12s %10s %11s %19s%n", "bytes", "transport", "CPU ms/MB", "alloc B/msg",
+        line(out, "%8s %-13s %10s %12s %10s %11s %19s%n", "bytes", "transport", "CPU ms/MB", "alloc B/msg",
                 "CPU us/rt", "alloc B/rt", "registered/channel");
         for (int size : sizes()) {
             for (String transport : TRANSPORTS) {
@@ -228,7 +230,7 @@ public final class BenchmarkReport {
                     continue;
                 }
                 double registered = number(fields, "registered_B_per_channel");
-                line(out, "%8d %-9s %10s %12s %10s %11s %19s%n", size, transport,
+                line(out, "%8d %-13s %10s %12s %10s %11s %19s%n", size, transport,
                         fixed(number(fields, "cpu_ms_per_MB"), 1), fixed(number(fields, "alloc_B_per_msg"), 1),
                         fixed(number(fields, "cpu_us_per_rtt"), 1), fixed(number(fields, "alloc_B_per_rtt"), 1),
                         Double.isNaN(registered) ? "-" : fixed(registered / (1 << 20), 2) + " MiB");
@@ -266,12 +268,16 @@ public final class BenchmarkReport {
                         TARGET_BANDWIDTH_RATIO, fixed(rdmaBandwidth, 2), fixed(bandwidthRatio, 2),
                         fixed(perfBandwidth, 2)));
 
-        double rdmaLatency = number(bench(RDMA, TARGET_LATENCY_SIZE), "rtt_p50_us");
+        // ib_send_lat busy-polls its CQ: the like-for-like figure is the busy-polling transport's, where measured.
+        String latencyTransport = bench(RDMA_BUSYPOLL, TARGET_LATENCY_SIZE).containsKey("rtt_p50_us")
+                ? RDMA_BUSYPOLL : RDMA;
+        double rdmaLatency = number(bench(latencyTransport, TARGET_LATENCY_SIZE), "rtt_p50_us");
         double perfLatency = 2 * number(perftest("ib_send_lat", TARGET_LATENCY_SIZE), "usec_typical");
         double latencyRatio = rdmaLatency / perfLatency;
         target(out, latencyRatio <= TARGET_LATENCY_RATIO, Double.isNaN(latencyRatio),
-                String.format(Locale.ROOT, "64 B round trip <= %.1f x ib_send_lat's: rdma p50 %s us is %s x %s us",
-                        TARGET_LATENCY_RATIO, fixed(rdmaLatency, 1), fixed(latencyRatio, 2), fixed(perfLatency, 1)));
+                String.format(Locale.ROOT, "64 B round trip <= %.1f x ib_send_lat's: %s p50 %s us is %s x %s us",
+                        TARGET_LATENCY_RATIO, latencyTransport, fixed(rdmaLatency, 1), fixed(latencyRatio, 2),
+                        fixed(perfLatency, 1)));
 
         garbageTarget(out);
         registeredMemoryTarget(out);

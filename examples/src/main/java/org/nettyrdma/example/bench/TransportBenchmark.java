@@ -441,7 +441,7 @@ public final class TransportBenchmark {
         }
 
         private long registeredBytes() {
-            return transport == Transport.RDMA ? RegisteredBuffer.liveBytes() : -1;
+            return transport.isRdma() ? RegisteredBuffer.liveBytes() : -1;
         }
     }
 

@@ -42,18 +42,25 @@ import org.nettyrdma.testsuite.verbs.RdmaTestEnvironment;
 final class RdmaTransportFixture implements BeforeEachCallback, AfterEachCallback {
 
     private final int loops;
+    private final int busyPollMicros;
     private EventLoopGroup group;
     private DeviceResources.Snapshot before;
 
     RdmaTransportFixture(int loops) {
+        this(loops, 0);
+    }
+
+    /** A fixture whose loops busy-poll for {@code busyPollMicros} ({@link RdmaIoHandler#newFactory(int)}). */
+    RdmaTransportFixture(int loops, int busyPollMicros) {
         this.loops = loops;
+        this.busyPollMicros = busyPollMicros;
     }
 
     @Override
     public void beforeEach(ExtensionContext context) {
         RdmaTestEnvironment.assumeDevice();
         before = DeviceResources.snapshot();
-        group = new MultiThreadIoEventLoopGroup(loops, RdmaIoHandler.newFactory());
+        group = new MultiThreadIoEventLoopGroup(loops, RdmaIoHandler.newFactory(busyPollMicros));
     }
 
     @Override

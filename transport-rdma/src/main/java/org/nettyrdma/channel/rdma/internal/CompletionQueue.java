@@ -152,12 +152,16 @@ public final class CompletionQueue implements EpollIoHandle {
 
     /**
      * Polls the CQ until it is empty and dispatches what it finds. Also called before a CM event is
-     * handled, so that data that arrived before a disconnect is seen before the disconnect.
+     * handled, so that data that arrived before a disconnect is seen before the disconnect, and by a
+     * busy-polling loop instead of waiting for the completion channel.
+     *
+     * @return the number of completions dispatched
      */
-    public void poll() throws IOException {
+    public int poll() throws IOException {
         if (closed) {
-            return;
+            return 0;
         }
+        int total = 0;
         for (;;) {
             int n = verbs._pollCQ(cq, POLL_BATCH, completionsAddress);
             if (n < 0) {
@@ -172,8 +176,9 @@ public final class CompletionQueue implements EpollIoHandle {
                             completions.getInt(base + WC_IMM_DATA));
                 }
             }
+            total += n;
             if (n < POLL_BATCH) {
-                return;
+                return total;
             }
         }
     }

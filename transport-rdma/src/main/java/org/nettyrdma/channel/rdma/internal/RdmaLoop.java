@@ -102,16 +102,27 @@ public final class RdmaLoop {
         }
     }
 
-    /** Polls every completion queue of the loop until it is empty. */
-    public void pollCompletionQueues() {
+    /**
+     * Polls every completion queue of the loop until it is empty.
+     *
+     * @return the number of completions dispatched
+     */
+    public int pollCompletionQueues() {
+        int total = 0;
         for (int i = 0; i < completionQueueList.size(); i++) {
             CompletionQueue cq = completionQueueList.get(i);
             try {
-                cq.poll();
+                total += cq.poll();
             } catch (IOException e) {
                 logger.warn("polling {} failed", cq.device(), e);
             }
         }
+        return total;
+    }
+
+    /** Returns {@code true} once the loop has a completion queue (a channel of it reached a device). */
+    public boolean hasCompletionQueues() {
+        return !completionQueueList.isEmpty();
     }
 
     /**

@@ -1,0 +1,95 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.testsuite.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Loops that busy-poll their completion queues: request and response go back and forth, and the
+ * loops still run their tasks, those submitted from other threads and those scheduled, while they
+ * spin.
+ */
+class RdmaBusyPollTest {
+
+    private static final int ROUND_TRIPS = 200;
+    private static final int MESSAGE = 64;
+
+    @RegisterExtension
+    final RdmaTransportFixture rdma = new RdmaTransportFixture(2, 1000);
+
+    @Test
+    void roundTripsEchoAndTasksRunWhileLoopsSpin() throws Exception {
+        Channel server = rdma.bind(rdma.server().childHandler(EchoHandler.INSTANCE));
+        PingPong pingPong = new PingPong();
+        Channel client = rdma.client().handler(pingPong).connect(server.localAddress()).sync().channel();
+
+        client.writeAndFlush(Unpooled.wrappedBuffer(new byte[MESSAGE]));
+        assertEquals(ROUND_TRIPS, pingPong.done.get(60, TimeUnit.SECONDS), "round trips");
+
+        // A task from another thread, and a scheduled one, run although the loop spins between them.
+        for (int i = 0; i < 20; i++) {
+            CompletableFuture<Void> submitted = new CompletableFuture<>();
+            client.eventLoop().execute(() -> submitted.complete(null));
+            submitted.get(5, TimeUnit.SECONDS);
+        }
+        long start = System.nanoTime();
+        CompletableFuture<Long> scheduled = new CompletableFuture<>();
+        client.eventLoop().schedule(() -> scheduled.complete(System.nanoTime()), 20, TimeUnit.MILLISECONDS);
+        long lateMillis = TimeUnit.NANOSECONDS.toMillis(scheduled.get(5, TimeUnit.SECONDS) - start) - 20;
+        assertTrue(lateMillis < 1000, "a task scheduled in 20 ms ran " + lateMillis + " ms late");
+
+        client.close().sync();
+        server.close().sync();
+    }
+
+    /** Sends each echo back as the next request, {@link #ROUND_TRIPS} times. */
+    private static final class PingPong extends SimpleChannelInboundHandler<ByteBuf> {
+        final CompletableFuture<Integer> done = new CompletableFuture<>();
+        private int received;
+        private int roundTrips;
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
+            received += msg.readableBytes();
+            if (received < MESSAGE) {
+                return;
+            }
+            received -= MESSAGE;
+            if (++roundTrips == ROUND_TRIPS) {
+                done.complete(roundTrips);
+            } else {
+                ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[MESSAGE]));
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            done.completeExceptionally(cause);
+        }
+    }
+}
