@@ -23,6 +23,7 @@ import java.util.List;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.SslContext;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
 import io.netty.testsuite.transport.socket.SocketSslEchoTest;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,8 +32,11 @@ import org.junit.jupiter.api.BeforeAll;
 class RdmaSocketSslEchoTest extends SocketSslEchoTest {
 
     @BeforeAll
-    static void requireDevice() {
+    static void requireDevice() throws Exception {
         RdmaSocketTestPermutation.assumeDevice();
+        // The first combination's contexts: TLS compiled before the first timed test (TlsWarmUp).
+        Object[] first = data().iterator().next();
+        TlsWarmUp.run((SslContext) first[0], (SslContext) first[1], 4 << 20, 20);
     }
 
     @Override
