@@ -31,6 +31,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.RecvByteBufAllocator;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CompletionListener;
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
 import org.nettyrdma.channel.rdma.internal.CreditReturn;
@@ -63,6 +65,8 @@ import org.nettyrdma.channel.rdma.internal.WorkRequests;
  * <p>Used on the channel's event loop only, except {@link #releaseRegion(long)}.
  */
 final class RdmaConnection implements CompletionListener {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaConnection.class);
 
     /** Receive work requests carry this bit in their id; send work requests carry their sequence number. */
     private static final long RECEIVE_TAG = 1L << 62;
@@ -149,6 +153,8 @@ final class RdmaConnection implements CompletionListener {
     private SendCredits credits;
     private HelloMessage peer;
     private boolean helloSent;
+    /** The sequence number of this side's {@code HELLO}, once posted. */
+    private long helloSequence = -1;
     private long nextSequence;
     private long completedSequence;
     private long copiedBytes;
@@ -265,6 +271,14 @@ final class RdmaConnection implements CompletionListener {
         return credits != null && helloSent;
     }
 
+    /** Says how far the {@code HELLO} exchange got: for the message of a connect that timed out. */
+    String handshakeState() {
+        String own = !helloSent ? "not sent" : completedSequence > helloSequence ? "delivered"
+                : "posted, not acknowledged";
+        return "qp " + qpNum + ": this side's HELLO " + own + ", the peer's "
+                + (credits != null ? "received" : "not received");
+    }
+
     /** Returns the bytes copied into registered memory so far (writes of unregistered buffers). */
     long copiedBytes() {
         return copiedBytes;
@@ -283,6 +297,8 @@ final class RdmaConnection implements CompletionListener {
         int offset = staging.take(HELLO_SIZE);
         sendView.writerIndex(offset);
         HelloMessage.of(slots, slotSize, ring.size(), ring.address(), ring.rkey()).encode(sendView);
+        helloSequence = nextSequence;
+        logger.debug("qp {}: posting this side's HELLO", qpNum);
         sendChain.addSend(nextSequence, WorkRequests.OPCODE_SEND, inlineFlag(HELLO_SIZE),
                 sendBuffer.address() + offset, HELLO_SIZE, sendBuffer.lkey(), 0, 0, 0);
         mark();
@@ -597,6 +613,7 @@ final class RdmaConnection implements CompletionListener {
         int base = slot * slotSize;
         if (credits == null) {
             peer = HelloMessage.decode(slotView, base, byteLength);
+            logger.debug("qp {}: the peer's HELLO arrived", qpNum);
             credits = new SendCredits(peer.slots(), peer.ringSize());
             credits.consumeSlot(); // our own HELLO
             repost(slot);

@@ -483,9 +483,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 if (timeout > 0) {
                     connectTimeoutFuture = eventLoop().schedule(() -> {
                         ChannelPromise pending = connectPromise;
+                        RdmaConnection handshaking = connection;
                         if (pending != null && pending.tryFailure(new ConnectTimeoutException(
                                 "connection timed out after " + timeout + " ms: " + requestedRemoteAddress
-                                        + " (waiting for " + connectStage + ')'))) {
+                                        + " (waiting for " + connectStage + (handshaking != null
+                                        ? "; " + handshaking.handshakeState() : "") + ')'))) {
                             close(voidPromise());
                         }
                     }, timeout, TimeUnit.MILLISECONDS);
@@ -529,7 +531,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 local = readAddress(true);
                 remote = readAddress(false);
             } catch (Throwable t) {
-                logger.debug("accepting a connection failed", t);
+                logger.warn("accepting a connection failed", t);
                 close(voidPromise());
             }
         }
