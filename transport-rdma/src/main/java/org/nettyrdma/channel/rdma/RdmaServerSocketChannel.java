@@ -16,8 +16,10 @@
 package org.nettyrdma.channel.rdma;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayDeque;
 
 import io.netty.channel.AbstractServerChannel;
@@ -40,13 +42,13 @@ import org.nettyrdma.channel.rdma.internal.SockAddr;
 
 /**
  * A {@link ServerSocketChannel} over RDMA: an RDMA CM listener on an IPv4 address of an RDMA
- * interface. Each connect request becomes an {@link RdmaSocketChannel}, whose id moves to the event
- * loop the child is registered with. Bind to a specific address: RDMA CM attaches a listener to a
- * device through its address.
+ * interface, or on the wildcard address (every RDMA device). Each connect request becomes an
+ * {@link RdmaSocketChannel}, whose id moves to the event loop the child is registered with.
  */
 public final class RdmaServerSocketChannel extends AbstractServerChannel implements ServerSocketChannel {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaServerSocketChannel.class);
+    private static final InetAddress IPV4_ANY = ipv4Any();
 
     private final RdmaServerSocketChannelConfig config = new RdmaServerSocketChannelConfig(this);
     private final ArrayDeque<Long> pendingRequests = new ArrayDeque<>();
@@ -115,9 +117,11 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
             throw new IOException("unsupported address type: " + localAddress + " (expected: InetSocketAddress)");
         }
         InetSocketAddress address = (InetSocketAddress) localAddress;
-        if (address.getAddress() == null || address.getAddress().isAnyLocalAddress()) {
-            throw new IOException("bind an RDMA server to the address of an RDMA interface, not " + address
-                    + " (RDMA CM finds the device by the address)");
+        if (!address.isUnresolved() && address.getAddress().isAnyLocalAddress()) {
+            // bind(port), as Netty programs do: RDMA CM then listens on every RDMA device, and each
+            // connection's QP is made on the device its request came through. IPv4 only (SockAddr),
+            // so the IPv6 wildcard a dual-stack JVM may give means the IPv4 one.
+            address = new InetSocketAddress(IPV4_ANY, address.getPort());
         }
         cm = loop.cm();
         long id = cm.createId((ServerUnsafe) unsafe());
@@ -132,6 +136,14 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
             throw e;
         }
         listenId = id;
+    }
+
+    private static InetAddress ipv4Any() {
+        try {
+            return InetAddress.getByAddress(new byte[4]);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e); // four bytes are always an IPv4 address
+        }
     }
 
     @Override
