@@ -91,6 +91,13 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public int run(IoHandlerContext context) {
+        if (loop.hasBacklog()) {
+            // Completions left over from the last wake-up's budget: no event will come for them, so
+            // they are polled now, and epoll only looks at the other fds instead of waiting.
+            int completions = loop.pollCompletionQueues();
+            nonBlocking.delegate = context;
+            return completions + epoll.run(nonBlocking);
+        }
         if (busyPollNanos > 0 && context.canBlock() && loop.hasCompletionQueues()) {
             int completions = busyPoll(context);
             if (completions > 0) {

@@ -47,7 +47,7 @@ public final class RdmaLoop {
     private final IoHandler epoll;
     /**
      * One per device the loop's channels use (a handful at most): a list, searched by device and
-     * polled by index before every CM event, so neither allocates an iterator.
+     * polled by index before every disconnect, so neither allocates an iterator.
      */
     private final List<CompletionQueue> completionQueueList = new ArrayList<>();
     private final List<IoRegistration> registrations = new ArrayList<>();
@@ -63,7 +63,7 @@ public final class RdmaLoop {
     /** Returns the loop's CM event channel, creating and registering it on first use. */
     public CmEventDispatcher cm() throws IOException {
         if (cm == null) {
-            CmEventDispatcher dispatcher = new CmEventDispatcher(this::pollCompletionQueues);
+            CmEventDispatcher dispatcher = new CmEventDispatcher(this::drainCompletionQueues);
             register(new Watched(dispatcher), dispatcher);
             cm = dispatcher;
         }
@@ -103,21 +103,43 @@ public final class RdmaLoop {
     }
 
     /**
-     * Polls every completion queue of the loop until it is empty.
+     * Polls every completion queue of the loop, each at most one wake-up's budget.
      *
      * @return the number of completions dispatched
      */
     public int pollCompletionQueues() {
+        return pollCompletionQueues(false);
+    }
+
+    /** Dispatches every completion in the loop's queues now: before a disconnect is handled. */
+    public void drainCompletionQueues() {
+        pollCompletionQueues(true);
+    }
+
+    private int pollCompletionQueues(boolean drain) {
         int total = 0;
         for (int i = 0; i < completionQueueList.size(); i++) {
             CompletionQueue cq = completionQueueList.get(i);
             try {
-                total += cq.poll();
+                total += drain ? cq.drain() : cq.poll();
             } catch (IOException e) {
                 logger.warn("polling {} failed", cq.device(), e);
             }
         }
         return total;
+    }
+
+    /**
+     * Returns {@code true} if a completion queue stopped at its budget: the loop must poll it again
+     * before it waits, since no event announces completions that were already there.
+     */
+    public boolean hasBacklog() {
+        for (int i = 0; i < completionQueueList.size(); i++) {
+            if (completionQueueList.get(i).hasBacklog()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Returns {@code true} once the loop has a completion queue (a channel of it reached a device). */
