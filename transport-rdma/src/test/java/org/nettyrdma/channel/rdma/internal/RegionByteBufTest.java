@@ -27,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -37,6 +38,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import com.ibm.disni.util.MemoryUtils;
@@ -347,6 +349,30 @@ class RegionByteBufTest {
         if (failure.get() != null) {
             throw new AssertionError(failure.get());
         }
+    }
+
+    @Test
+    void piecesOfARegionHandedUpAndReleasedMakeNoGarbage() throws Exception {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        ByteBuffer ring = ByteBuffer.allocateDirect(65536);
+        RegionByteBuf.Releaser releaser = token -> { };
+        AtomicLong least = new AtomicLong(Long.MAX_VALUE);
+        Thread thread = new FastThreadLocalThread(() -> {
+            // Rounds until the JIT compiled the path; the least a round of 10000 pieces allocated counts.
+            for (int round = 0; round < 20 && least.get() >= 10_000; round++) {
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 10_000; i++) {
+                    ByteBuf piece = RegionByteBuf.ofRegion(ALLOC, ring, i & 0x7fff, 4096, releaser, i);
+                    piece.readLong();
+                    piece.release();
+                }
+                least.set(Math.min(least.get(), threads.getCurrentThreadAllocatedBytes() - before));
+            }
+        });
+        thread.start();
+        thread.join();
+        assertTrue(least.get() < 10_000, least.get() + " bytes for 10000 pieces");
     }
 
     private static byte[] bytesOf(ByteBuf buf, int index, int length) {
