@@ -21,6 +21,7 @@ import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.internal.SystemPropertyUtil;
+import org.nettyrdma.channel.rdma.internal.RegionByteBuf;
 import org.nettyrdma.channel.rdma.internal.RegisteredMemoryPool;
 import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
 
@@ -32,8 +33,9 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  * (default 8 KiB, the default receive slot: smaller writes travel as Sends, which copy them anyway),
  * larger than {@value RegisteredMemoryPool#MAX_BLOCK} bytes, or requested when the pool is at its
  * limit, come from {@link ByteBufAllocator#DEFAULT}, whose buffer objects are recycled; an RDMA
- * channel copies those once into registered memory when it sends them. A buffer of the pool costs
- * one buffer object and one {@code ByteBuffer} view per allocation (not recycled).
+ * channel copies those once into registered memory when it sends them. Buffer objects of the pool are
+ * recycled as Netty's pooled buffers are ({@link RegionByteBuf}), so allocating and releasing them
+ * makes no garbage on threads that clean up their thread-locals (Netty's event loops).
  *
  * <p>The pool is shared by the whole process, grows in slabs of
  * {@value RegisteredMemoryPool#SLAB_SIZE} bytes up to {@code -Dorg.nettyrdma.allocator.maxMemory}
@@ -79,7 +81,7 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
             // Small (a Send copies it anyway), larger than the largest block, or the pool is full.
             return unregistered.directBuffer(initialCapacity, maxCapacity);
         }
-        return toLeakAwareBuffer(new RegisteredByteBuf(this, POOL, block, maxCapacity));
+        return toLeakAwareBuffer(RegionByteBuf.ofBlock(this, POOL, block, initialCapacity, maxCapacity));
     }
 
     @Override

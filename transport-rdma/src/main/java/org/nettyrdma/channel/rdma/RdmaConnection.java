@@ -43,8 +43,8 @@ import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.internal.ReceiveRing;
+import org.nettyrdma.channel.rdma.internal.RegionByteBuf;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
-import org.nettyrdma.channel.rdma.internal.RingRegionBuf;
 import org.nettyrdma.channel.rdma.internal.SendCredits;
 import org.nettyrdma.channel.rdma.internal.SendStaging;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
@@ -108,7 +108,6 @@ final class RdmaConnection implements CompletionListener {
         int length;
         int consumed;
         long token = -1;
-        ByteBuf region;
     }
 
     private final NativeDispatcher verbs = DisniNative.dispatcher();
@@ -140,6 +139,8 @@ final class RdmaConnection implements CompletionListener {
     private final ByteBuf[] heldBuffers;
     private final FlushedBytes flushed = new FlushedBytes();
     private final ReceiveRing receiveRing;
+    /** Made once: every buffer handed up over the ring gives its region back through it. */
+    private final RegionByteBuf.Releaser regionReleaser = this::releaseRegion;
     private final CreditReturn owed;
     private final MessageHeader header = new MessageHeader();
     private final ArrayDeque<Inbound> inbound = new ArrayDeque<>();
@@ -670,7 +671,8 @@ final class RdmaConnection implements CompletionListener {
 
     /**
      * Takes the next piece of received data, at most {@code handle.guess()} bytes as a stream
-     * transport reads (a ring region is sliced without a copy; a Send's payload is copied into a buffer
+     * transport reads (a piece of a ring region is handed up where it landed, in a recycled buffer that
+     * holds the region until released; a Send's payload is copied into a buffer
      * from {@code handle}, and its slot is posted again once all of it was read), or an
      * {@code Integer} with the type of a {@code SHUTDOWN_OUTPUT} or {@code CLOSE}, or {@code null}.
      */
@@ -689,12 +691,10 @@ final class RdmaConnection implements CompletionListener {
         int remaining = message.length - message.consumed;
         ByteBuf piece;
         if (message.token >= 0) {
-            if (message.region == null) {
-                message.region = new RingRegionBuf(alloc, ring.buffer(), message.payloadOffset, message.length,
-                        this::releaseRegion, message.token);
-            }
             int length = Math.min(remaining, Math.max(1, handle.guess()));
-            piece = message.region.retainedSlice(message.consumed, length);
+            receiveRing.retain(message.token);
+            piece = RegionByteBuf.ofRegion(alloc, ring.buffer(), message.payloadOffset + message.consumed, length,
+                    regionReleaser, message.token);
             message.consumed += length;
             handle.attemptedBytesRead(length);
         } else {
@@ -709,9 +709,10 @@ final class RdmaConnection implements CompletionListener {
         }
         if (message.consumed == message.length) {
             inbound.poll();
-            if (message.region != null) {
-                message.region.release();
-                message.region = null;
+            if (message.token >= 0) {
+                // The queue's own hold: the region returns once the pieces handed up are released too.
+                // Credits go out in readComplete, after this read.
+                owed.ringFreed(receiveRing.release(message.token));
             } else {
                 repost(message.slot);
                 owed.slotReposted();
@@ -791,11 +792,7 @@ final class RdmaConnection implements CompletionListener {
                 // Nothing can use the memory any more; the registration is lost, not the data.
             }
         }
-        for (Inbound message : inbound) {
-            if (message.region != null) {
-                message.region.release();
-            }
-        }
+        // Ring regions need no release: the book is gone, and pieces handed up keep the memory reachable.
         inbound.clear();
     }
 }

@@ -36,7 +36,8 @@ public final class ReceiveRing {
     private int used;
 
     private int[] lengths = new int[16];
-    private boolean[] released = new boolean[16];
+    /** Per region: the holds on it; 0 once released (a skipped tail never has one). */
+    private int[] holds = new int[16];
     /** Sequence number of the oldest region still in the book. */
     private long head;
     /** Sequence number the next region gets. */
@@ -69,7 +70,7 @@ public final class ReceiveRing {
      * Checks a Write the peer reported (the immediate is the offset, the completion's byte length the
      * length) and books it.
      *
-     * @return the token that {@link #release(long)} takes when the pipeline releases the bytes
+     * @return the token of the region, held once: {@link #release(long)} takes it when the bytes were read
      * @throws RdmaProtocolException if the Write is not where the peer was allowed to write
      */
     public long accept(int offset, int length) throws RdmaProtocolException {
@@ -90,30 +91,35 @@ public final class ReceiveRing {
                     + " overruns the " + (size - used) + " bytes the peer was granted");
         }
         if (skip > 0) {
-            append(skip, true);
+            append(skip, 0);
         }
         used += skip + length;
         position = offset + length == size ? 0 : offset + length;
-        return append(length, false);
+        return append(length, 1);
     }
 
     /**
-     * Marks the region of {@code token} released.
+     * Adds a hold on the region of {@code token}: each buffer handed up over part of it holds it, as
+     * does the inbound queue until the whole region was read. A region returns when its last hold is
+     * released.
+     */
+    public void retain(long token) {
+        int index = checkHeld(token);
+        holds[index]++;
+    }
+
+    /**
+     * Releases one hold on the region of {@code token}.
      *
      * @return the bytes that became free at the ring's tail, which the peer may be told about now
      */
     public int release(long token) {
-        if (token < head || token >= tail) {
-            throw new IllegalStateException("unknown ring region " + token + " (outstanding: " + head + ".."
-                    + tail + ')');
+        int index = checkHeld(token);
+        if (--holds[index] > 0) {
+            return 0;
         }
-        int index = index(token);
-        if (released[index]) {
-            throw new IllegalStateException("ring region " + token + " released twice");
-        }
-        released[index] = true;
         int freed = 0;
-        while (head < tail && released[index(head)]) {
+        while (head < tail && holds[index(head)] == 0) {
             freed += lengths[index(head)];
             head++;
         }
@@ -121,13 +127,25 @@ public final class ReceiveRing {
         return freed;
     }
 
-    private long append(int length, boolean isReleased) {
+    private int checkHeld(long token) {
+        if (token < head || token >= tail) {
+            throw new IllegalStateException("unknown ring region " + token + " (outstanding: " + head + ".."
+                    + tail + ')');
+        }
+        int index = index(token);
+        if (holds[index] == 0) {
+            throw new IllegalStateException("ring region " + token + " released more often than held");
+        }
+        return index;
+    }
+
+    private long append(int length, int initialHolds) {
         if (tail - head == lengths.length) {
             grow();
         }
         long token = tail++;
         lengths[index(token)] = length;
-        released[index(token)] = isReleased;
+        holds[index(token)] = initialHolds;
         return token;
     }
 
@@ -137,12 +155,12 @@ public final class ReceiveRing {
 
     private void grow() {
         int[] newLengths = new int[lengths.length * 2];
-        boolean[] newReleased = new boolean[released.length * 2];
+        int[] newHolds = new int[holds.length * 2];
         for (long s = head; s < tail; s++) {
             newLengths[(int) s & (newLengths.length - 1)] = lengths[index(s)];
-            newReleased[(int) s & (newReleased.length - 1)] = released[index(s)];
+            newHolds[(int) s & (newHolds.length - 1)] = holds[index(s)];
         }
         lengths = newLengths;
-        released = newReleased;
+        holds = newHolds;
     }
 }

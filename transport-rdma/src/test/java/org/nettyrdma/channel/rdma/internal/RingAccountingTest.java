@@ -89,6 +89,21 @@ class RingAccountingTest {
     }
 
     @Test
+    void aRegionReturnsWithItsLastHold() throws Exception {
+        ReceiveRing ring = new ReceiveRing(1000);
+        long token = ring.accept(0, 300);
+        // Two pieces handed up, then the inbound queue lets go of it: the pieces still hold it.
+        ring.retain(token);
+        ring.retain(token);
+        assertEquals(0, ring.release(token));
+        assertEquals(0, ring.release(token));
+        assertEquals(1, ring.outstandingRegions());
+        assertEquals(300, ring.release(token));
+        assertEquals(0, ring.used());
+        assertThrows(IllegalStateException.class, () -> ring.retain(token));
+    }
+
+    @Test
     void releasingTwiceOrAnUnknownRegionIsABug() throws Exception {
         ReceiveRing ring = new ReceiveRing(1000);
         long token = ring.accept(0, 10);
