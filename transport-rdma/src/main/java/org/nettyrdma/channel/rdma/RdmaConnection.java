@@ -148,7 +148,7 @@ final class RdmaConnection implements CompletionListener {
 
     /**
      * The accepting side sends its {@code HELLO} in answer to the connecting side's: only then is the
-     * connecting side's queue pair sure to be ready to receive (protocol.md, "Connection set-up").
+     * connecting side's queue pair sure to be ready to receive (protocol.md, "Connection").
      */
     private final boolean answersHello;
     private SendCredits credits;

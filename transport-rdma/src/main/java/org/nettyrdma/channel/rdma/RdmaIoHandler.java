@@ -174,7 +174,7 @@ public final class RdmaIoHandler implements IoHandler {
         return RdmaIoHandle.class.isAssignableFrom(handleType) || epoll.isCompatible(handleType);
     }
 
-    /** The loop's context, but never blocking: after a busy poll found work, epoll only looks. */
+    /** The loop's context, but never blocking: after completions were polled outside epoll, epoll only looks. */
     private static final class NonBlockingContext implements IoHandlerContext {
         IoHandlerContext delegate;
 
