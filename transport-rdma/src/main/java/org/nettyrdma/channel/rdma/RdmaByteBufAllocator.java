@@ -84,6 +84,15 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
         return toLeakAwareBuffer(RegionByteBuf.ofBlock(this, POOL, block, initialCapacity, maxCapacity));
     }
 
+    /**
+     * Hands {@code buf} to Netty's leak detector like the buffers this allocator makes: used for the
+     * ring pieces a channel hands up, so that a pipeline that never releases one is reported, not only
+     * noticed as a sender that stalls once the ring is full.
+     */
+    static ByteBuf trackLeaks(ByteBuf buf) {
+        return toLeakAwareBuffer(buf);
+    }
+
     @Override
     public boolean isDirectBufferPooled() {
         return true;

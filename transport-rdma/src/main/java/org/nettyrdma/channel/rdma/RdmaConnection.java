@@ -693,8 +693,8 @@ final class RdmaConnection implements CompletionListener {
         if (message.token >= 0) {
             int length = Math.min(remaining, Math.max(1, handle.guess()));
             receiveRing.retain(message.token);
-            piece = RegionByteBuf.ofRegion(alloc, ring.buffer(), message.payloadOffset + message.consumed, length,
-                    regionReleaser, message.token);
+            piece = RdmaByteBufAllocator.trackLeaks(RegionByteBuf.ofRegion(alloc, ring.buffer(),
+                    message.payloadOffset + message.consumed, length, regionReleaser, message.token));
             message.consumed += length;
             handle.attemptedBytesRead(length);
         } else {
