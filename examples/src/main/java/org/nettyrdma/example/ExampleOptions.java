@@ -24,9 +24,9 @@ import java.util.Set;
 
 /**
  * The command line of an example: {@code --name value} or {@code --name=value} pairs, read by name with
- * a default. Every example takes {@code --transport rdma|nio|epoll}, {@code --host} and {@code --port};
- * the host defaults to {@code $RDMA_TEST_ADDRESS} (set in the rxe VM), else {@code 127.0.0.1}, which
- * serves TCP only: RDMA needs the address of an RDMA interface.
+ * a default. Every example takes {@code --transport rdma|rdma-busypoll|nio|epoll}, {@code --host}
+ * and {@code --port}; the host defaults to {@code $RDMA_TEST_ADDRESS} (set in the rxe VM), else
+ * {@code 127.0.0.1}, which serves TCP only: RDMA needs the address of an RDMA interface.
  *
  * <p>Made by {@link #parse(String, String[])}, a mistake prints the message and the usage and exits with
  * status 2, as a command-line tool does; made by {@link #of(String...)}, it throws

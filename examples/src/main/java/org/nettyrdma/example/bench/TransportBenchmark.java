@@ -77,8 +77,9 @@ import org.nettyrdma.example.Transport;
  */
 public final class TransportBenchmark {
 
-    private static final String USAGE = "usage: TransportBenchmark [--transport rdma|nio|epoll] [--host ADDRESS] "
-            + "[--sizes 64,4k,64k] [--warmup SECONDS per phase, default 3] [--time SECONDS per phase, default 3]";
+    private static final String USAGE = "usage: TransportBenchmark [--transport rdma|rdma-busypoll|nio|epoll] "
+            + "[--host ADDRESS] [--sizes 64,4k,64k] [--warmup SECONDS per phase, default 3] "
+            + "[--time SECONDS per phase, default 3]";
     private static final int[] DEFAULT_SIZES = {64, 4096, 65536};
     /** Connecting, closing, a task on a loop: what takes longer is stuck. */
     private static final long TIMEOUT_SECONDS = 20;

@@ -44,8 +44,9 @@ import org.nettyrdma.example.Transport;
  */
 public final class EchoClient {
 
-    private static final String USAGE = "usage: EchoClient [--transport rdma|nio|epoll] [--host ADDRESS] [--port "
-            + EchoServer.DEFAULT_PORT + "] [--size BYTES, default 256] [--count MESSAGES, default 10]";
+    private static final String USAGE = "usage: EchoClient [--transport rdma|rdma-busypoll|nio|epoll] "
+            + "[--host ADDRESS] [--port " + EchoServer.DEFAULT_PORT + "] [--size BYTES, default 256] "
+            + "[--count MESSAGES, default 10]";
     private static final long TIMEOUT_SECONDS = 60;
 
     private EchoClient() {

@@ -44,7 +44,8 @@ public final class EchoServer {
     public static final int DEFAULT_PORT = 8007;
 
     private static final String USAGE =
-            "usage: EchoServer [--transport rdma|nio|epoll] [--host ADDRESS] [--port " + DEFAULT_PORT + "]";
+            "usage: EchoServer [--transport rdma|rdma-busypoll|nio|epoll] [--host ADDRESS] "
+                    + "[--port " + DEFAULT_PORT + "]";
 
     private EchoServer() {
     }

@@ -52,8 +52,8 @@ import org.nettyrdma.example.Transport;
  */
 public final class HttpHelloClient {
 
-    private static final String USAGE = "usage: HttpHelloClient [--transport rdma|nio|epoll] [--host ADDRESS] "
-            + "[--port " + HttpHelloServer.DEFAULT_PORT + "] [--requests N, default 100]";
+    private static final String USAGE = "usage: HttpHelloClient [--transport rdma|rdma-busypoll|nio|epoll] "
+            + "[--host ADDRESS] [--port " + HttpHelloServer.DEFAULT_PORT + "] [--requests N, default 100]";
     private static final long TIMEOUT_SECONDS = 120;
 
     private HttpHelloClient() {

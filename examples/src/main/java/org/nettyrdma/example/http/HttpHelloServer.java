@@ -60,7 +60,8 @@ public final class HttpHelloServer {
     public static final int DEFAULT_PORT = 8080;
 
     private static final String USAGE =
-            "usage: HttpHelloServer [--transport rdma|nio|epoll] [--host ADDRESS] [--port " + DEFAULT_PORT + "]";
+            "usage: HttpHelloServer [--transport rdma|rdma-busypoll|nio|epoll] [--host ADDRESS] "
+                    + "[--port " + DEFAULT_PORT + "]";
 
     private HttpHelloServer() {
     }
