@@ -153,8 +153,7 @@ final class RdmaConnection implements CompletionListener {
     private final boolean answersHello;
     private SendCredits credits;
     private HelloMessage peer;
-    private boolean helloSent;
-    /** The sequence number of this side's {@code HELLO}, once posted. */
+    /** The sequence number of this side's {@code HELLO} once it is posted; -1 before. */
     private long helloSequence = -1;
     private long nextSequence;
     private long completedSequence;
@@ -269,12 +268,16 @@ final class RdmaConnection implements CompletionListener {
 
     /** Returns {@code true} once both {@code HELLO}s are out: this side's posted, the peer's received. */
     boolean isReady() {
-        return credits != null && helloSent;
+        return credits != null && helloSent();
+    }
+
+    private boolean helloSent() {
+        return helloSequence >= 0;
     }
 
     /** Says how far the {@code HELLO} exchange got: for the message of a connect that timed out. */
     String handshakeState() {
-        String own = !helloSent ? "not sent" : completedSequence > helloSequence ? "delivered"
+        String own = !helloSent() ? "not sent" : completedSequence > helloSequence ? "delivered"
                 : "posted, not acknowledged";
         return "qp " + qpNum + ": this side's HELLO " + own + ", the peer's "
                 + (credits != null ? "received" : "not received");
@@ -298,13 +301,13 @@ final class RdmaConnection implements CompletionListener {
         int offset = staging.take(HELLO_SIZE);
         sendView.writerIndex(offset);
         HelloMessage.of(slots, slotSize, ring.size(), ring.address(), ring.rkey()).encode(sendView);
-        helloSequence = nextSequence;
+        long sequence = nextSequence;
         logger.debug("qp {}: posting this side's HELLO", qpNum);
-        sendChain.addSend(nextSequence, WorkRequests.OPCODE_SEND, inlineFlag(HELLO_SIZE),
+        sendChain.addSend(sequence, WorkRequests.OPCODE_SEND, inlineFlag(HELLO_SIZE),
                 sendBuffer.address() + offset, HELLO_SIZE, sendBuffer.lkey(), 0, 0, 0);
         mark();
         post();
-        helloSent = true;
+        helloSequence = sequence;
         // Our HELLO used one of the peer's slots: counted once the peer's HELLO says how many it gave.
         if (credits != null) {
             events.connectionReady();
@@ -620,7 +623,7 @@ final class RdmaConnection implements CompletionListener {
             repost(slot);
             postReceives();
             owed.slotReposted();
-            if (helloSent) {
+            if (helloSent()) {
                 events.connectionReady();
             } else if (answersHello) {
                 sendHello();
