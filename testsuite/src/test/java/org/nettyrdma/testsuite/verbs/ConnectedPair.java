@@ -51,8 +51,10 @@ import org.nettyrdma.channel.rdma.internal.RdmaNative;
 final class ConnectedPair implements AutoCloseable {
 
     static final byte[] ACCEPT_PRIVATE_DATA = "netty-rdma accept".getBytes(StandardCharsets.US_ASCII);
-    /** rdma_cm's retry limit: 7 retries; for RNR, 7 means retry for ever. */
-    static final byte RETRY_COUNT = 7;
+    /** rdma_cm's transport retry limit: 6, as the transport's (rxe reads 7 as "retry for ever"). */
+    static final byte RETRY_COUNT = 6;
+    /** Receiver-not-ready retries: 7 means retry for ever. */
+    static final byte RNR_RETRY_COUNT = 7;
     /** Size of each pre-posted receive. */
     static final int RECEIVE_SIZE = 4096;
     /** Work request id of the client's first pre-posted receive. */
@@ -96,7 +98,7 @@ final class ConnectedPair implements AutoCloseable {
             server.postReceive(2000 + i, VerbsEndpoint.BUFFER_SIZE / 2 + i * 4096, 4096);
         }
         ByteBuffer privateData = ByteBuffer.allocateDirect(ACCEPT_PRIVATE_DATA.length).put(ACCEPT_PRIVATE_DATA);
-        RdmaNative.accept(handle(serverId), RETRY_COUNT, MemoryUtils.getAddress(privateData),
+        RdmaNative.accept(handle(serverId), RNR_RETRY_COUNT, MemoryUtils.getAddress(privateData),
                 ACCEPT_PRIVATE_DATA.length);
 
         clientEstablished = clientEvents.expect(RdmaCmEventType.ESTABLISHED);
@@ -126,7 +128,7 @@ final class ConnectedPair implements AutoCloseable {
         }
         RdmaConnParam connect = new RdmaConnParam();
         connect.setRetry_count(RETRY_COUNT);
-        connect.setRnr_retry_count(RETRY_COUNT);
+        connect.setRnr_retry_count(RNR_RETRY_COUNT);
         id.connect(connect);
         return endpoint;
     }

@@ -74,7 +74,7 @@ class ConnectionManagerTest {
             endpoint = new VerbsEndpoint(id);
             RdmaConnParam connect = new RdmaConnParam();
             connect.setRetry_count(ConnectedPair.RETRY_COUNT);
-            connect.setRnr_retry_count(ConnectedPair.RETRY_COUNT);
+            connect.setRnr_retry_count(ConnectedPair.RNR_RETRY_COUNT);
             id.connect(connect);
             CmEvent event = events.next(30, TimeUnit.SECONDS);
             assertEquals(RdmaCmEventType.REJECTED.ordinal(), event.type(), () -> "got " + event);
