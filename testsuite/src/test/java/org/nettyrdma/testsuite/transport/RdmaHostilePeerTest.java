@@ -133,10 +133,9 @@ class RdmaHostilePeerTest {
 
     /** A valid {@code HELLO} granting {@link #GRANTED_SLOTS} slots and no ring, with one byte changed. */
     private static byte[] hello(int index, byte value) {
-        ByteBuf buf = Unpooled.buffer(RdmaProtocol.HELLO_SIZE);
-        HelloMessage.of(GRANTED_SLOTS, RawRdmaClient.SLOT_SIZE, 0, 0, 0).encode(buf);
-        buf.setByte(index, value);
-        return ByteBufUtil.getBytes(buf);
+        byte[] hello = RawRdmaClient.hello(GRANTED_SLOTS);
+        hello[index] = value;
+        return hello;
     }
 
     /** A {@code CREDIT} message returning {@code slots} and {@code ringBytes}. */

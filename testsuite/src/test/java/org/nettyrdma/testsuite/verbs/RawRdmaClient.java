@@ -25,6 +25,11 @@ import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import org.nettyrdma.channel.rdma.internal.HelloMessage;
+import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 
 /**
  * A client that speaks raw verbs to a netty-rdma server, so that a test can send what the transport
@@ -50,6 +55,7 @@ public final class RawRdmaClient implements AutoCloseable {
     private final ArrayDeque<IbvWC> receives = new ArrayDeque<>();
     private long nextSendId = 1;
     private boolean peerDisconnected;
+    private boolean vanished;
 
     private RawRdmaClient(InetSocketAddress server) throws Exception {
         channel = RdmaEventChannel.createEventChannel();
@@ -58,6 +64,22 @@ public final class RawRdmaClient implements AutoCloseable {
         // Receives are posted before connecting, as the transport does, so that no Send finds none.
         endpoint = ConnectedPair.startConnect(id, events, server, RECEIVES);
         events.expect(RdmaCmEventType.ESTABLISHED);
+    }
+
+    /** Returns a valid {@code HELLO} granting {@code slots} receive slots of {@link #SLOT_SIZE} and no ring. */
+    public static byte[] hello(int slots) {
+        ByteBuf buf = Unpooled.buffer(RdmaProtocol.HELLO_SIZE);
+        HelloMessage.of(slots, SLOT_SIZE, 0, 0, 0).encode(buf);
+        return ByteBufUtil.getBytes(buf);
+    }
+
+    /**
+     * Frees the queue pair and its memory without disconnecting, as a host that crashed leaves its
+     * peer: the peer's next packet finds no queue pair and is never acknowledged.
+     */
+    public void vanish() throws Exception {
+        vanished = true;
+        endpoint.close();
     }
 
     /** Connects to a server; returns once the connection is established. */
@@ -139,7 +161,9 @@ public final class RawRdmaClient implements AutoCloseable {
         if (!peerDisconnected) {
             awaitDisconnected(20, TimeUnit.SECONDS);
         }
-        endpoint.close();
+        if (!vanished) {
+            endpoint.close();
+        }
         assertEquals(0, id.destroyId(), "destroy id");
         assertEquals(0, channel.destroyEventChannel(), "destroy event channel");
     }

@@ -47,6 +47,15 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
     public static final ChannelOption<Integer> MAX_INLINE_DATA = valueOf(RdmaChannelOption.class,
             "MAX_INLINE_DATA");
 
+    /**
+     * With {@code SO_KEEPALIVE} on, how long a connection may go without a completion before it is
+     * probed; default 60 000 ms. A probe is an RDMA Write of no bytes, which the peer's device
+     * acknowledges without its software knowing. A peer that is gone without a disconnect (a crashed
+     * host) never acknowledges it: after the queue pair's retries the channel closes with the error.
+     */
+    public static final ChannelOption<Integer> KEEPALIVE_IDLE_MILLIS = valueOf(RdmaChannelOption.class,
+            "KEEPALIVE_IDLE_MILLIS");
+
     @SuppressWarnings({ "unused", "deprecation" })
     private RdmaChannelOption() {
         super(null);

@@ -158,6 +158,10 @@ final class RdmaConnection implements CompletionListener {
     private long nextSequence;
     private long completedSequence;
     private long copiedBytes;
+    /** Completions handled so far: a connection whose count did not move since the last look is idle. */
+    private long completions;
+    private long completionsAtLastLook;
+    private long keepAliveProbes;
     /** Outbound bytes staged and posted, whose work requests have not completed. */
     private long inFlightBytes;
     /** Outbound bytes whose work requests completed (removed from the outbound buffer). */
@@ -470,6 +474,41 @@ final class RdmaConnection implements CompletionListener {
         return true;
     }
 
+    /**
+     * Probes the peer if nothing completed since the last call (SO_KEEPALIVE): an RDMA Write of no
+     * bytes, which the peer's device acknowledges without a completion or a receive there. A peer
+     * that is gone never acknowledges it, and the queue pair's retries end in a failed completion.
+     * A peer without a ring (allowed by the protocol) gets a {@code CREDIT} message instead.
+     *
+     * @return {@code true} if a probe was posted
+     */
+    boolean probeIfIdle() throws IOException {
+        boolean idle = completions == completionsAtLastLook;
+        completionsAtLastLook = completions;
+        if (!idle || !isReady() || closed || hasOutstandingSends()) {
+            return false;
+        }
+        if (peer.ringSize() == 0) {
+            if (!sendControl(RdmaProtocol.TYPE_CREDIT)) {
+                return false;
+            }
+        } else {
+            sendChain.addSend(nextSequence, WorkRequests.OPCODE_RDMA_WRITE, 0, sendBuffer.address(), 0,
+                    sendBuffer.lkey(), peer.ringAddress(), peer.ringKey(), 0);
+            mark();
+            post();
+        }
+        // The probe's own completion is no sign of the peer's activity.
+        completionsAtLastLook = completions + 1;
+        keepAliveProbes++;
+        return true;
+    }
+
+    /** Returns the keep-alive probes posted so far. */
+    long keepAliveProbes() {
+        return keepAliveProbes;
+    }
+
     private void maybeSendCredit() throws IOException {
         if (isReady() && owed.creditMessageDue()) {
             sendControl(RdmaProtocol.TYPE_CREDIT);
@@ -542,6 +581,7 @@ final class RdmaConnection implements CompletionListener {
                     + "error on " + device + "), the queue pair is now in the error state"));
             return;
         }
+        completions++;
         try {
             if ((wrId & RECEIVE_TAG) != 0) {
                 onReceive((int) (wrId & ~RECEIVE_TAG), opcode, byteLength, immediate);

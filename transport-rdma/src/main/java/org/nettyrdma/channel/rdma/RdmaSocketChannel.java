@@ -93,6 +93,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private InetSocketAddress remote;
     private ChannelPromise connectPromise;
     private Future<?> connectTimeoutFuture;
+    private Future<?> keepAliveFuture;
+    private long keepAliveProbesBeforeClose;
     /** What a connect waits for now, for the message of a connect timeout. */
     private String connectStage = "nothing";
     private SocketAddress requestedRemoteAddress;
@@ -326,6 +328,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             connectPromise = null;
         }
         cancelConnectTimeout();
+        stopKeepAlive();
         if (connection != null && connection.isReady() && !peerClosed) {
             // Tell the peer in band, after the data already posted, then give the last sends time to
             // complete before disconnecting, as a TCP close lets the kernel deliver what was written.
@@ -350,6 +353,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             connection.disconnect();
             connection.close();
             copiedBeforeClose = connection.copiedBytes();
+            keepAliveProbesBeforeClose = connection.keepAliveProbes();
             connection = null;
         }
         if (id != 0) {
@@ -431,6 +435,41 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             throw new java.net.UnknownHostException(inet.getHostString());
         }
         return inet;
+    }
+
+    /** With SO_KEEPALIVE, looks at the connection every idle period and probes it if it was idle. */
+    private void startKeepAlive() {
+        if (!config.isKeepAlive() || keepAliveFuture != null) {
+            return;
+        }
+        long idle = config.getKeepAliveIdleMillis();
+        keepAliveFuture = eventLoop().scheduleAtFixedRate(() -> {
+            RdmaConnection current = connection;
+            try {
+                if (current != null && isActive()) {
+                    current.probeIfIdle();
+                }
+            } catch (IOException e) {
+                ((RdmaUnsafe) unsafe()).connectionFailed(e);
+            }
+        }, idle, idle, TimeUnit.MILLISECONDS);
+    }
+
+    private void stopKeepAlive() {
+        if (keepAliveFuture != null) {
+            keepAliveFuture.cancel(false);
+            keepAliveFuture = null;
+        }
+    }
+
+    /**
+     * Returns the keep-alive probes this channel posted ({@code SO_KEEPALIVE}): one per idle period
+     * of {@link RdmaChannelOption#KEEPALIVE_IDLE_MILLIS} without a completion. Meant for metrics and
+     * tests: read on another thread, it may lag.
+     */
+    public long keepAliveProbes() {
+        RdmaConnection current = connection;
+        return current != null ? current.keepAliveProbes() : keepAliveProbesBeforeClose;
     }
 
     private void cancelConnectTimeout() {
@@ -655,6 +694,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             } else if (!wasActive) {
                 pipeline().fireChannelActive();
             }
+            startKeepAlive();
             writeSpaceAvailable();
         }
 

@@ -47,8 +47,12 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
  *   <li>{@code ALLOCATOR}: {@link RdmaByteBufAllocator#DEFAULT} unless set: its direct buffers are
  *       registered memory, and a large write of one travels by RDMA Write from where it is, without
  *       the copy into {@code SO_SNDBUF} that buffers of other allocators take;</li>
- *   <li>{@code TCP_NODELAY}: always on, there is no Nagle; {@code SO_KEEPALIVE}, {@code IP_TOS},
- *       {@code SO_REUSEADDR}, {@code SO_LINGER}: kept and reported, without effect yet.</li>
+ *   <li>{@code SO_KEEPALIVE}: a connection without a completion for
+ *       {@link RdmaChannelOption#KEEPALIVE_IDLE_MILLIS} (default 60 s) is probed with an RDMA Write of
+ *       no bytes; a peer gone without a disconnect then closes the channel after the queue pair's
+ *       retries, where it would otherwise go unnoticed until the next write;</li>
+ *   <li>{@code TCP_NODELAY}: always on, there is no Nagle; {@code IP_TOS}, {@code SO_REUSEADDR},
+ *       {@code SO_LINGER}: kept and reported, without effect yet.</li>
  * </ul>
  * The buffer sizes and the {@link RdmaChannelOption}s take effect when the connection is set up.
  */
@@ -64,6 +68,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     private volatile int slotSize = 8192;
     private volatile int sendQueueDepth = 128;
     private volatile int maxInlineData = 128;
+    private volatile int keepAliveIdleMillis = 60_000;
     private volatile boolean allowHalfClosure;
     private volatile boolean keepAlive;
     private volatile int trafficClass;
@@ -80,7 +85,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), SO_RCVBUF, SO_SNDBUF, TCP_NODELAY, SO_KEEPALIVE, SO_REUSEADDR,
                 SO_LINGER, IP_TOS, ALLOW_HALF_CLOSURE, RdmaChannelOption.RECEIVE_SLOTS,
-                RdmaChannelOption.SLOT_SIZE, RdmaChannelOption.SEND_QUEUE_DEPTH, RdmaChannelOption.MAX_INLINE_DATA);
+                RdmaChannelOption.SLOT_SIZE, RdmaChannelOption.SEND_QUEUE_DEPTH, RdmaChannelOption.MAX_INLINE_DATA,
+                RdmaChannelOption.KEEPALIVE_IDLE_MILLIS);
     }
 
     @SuppressWarnings("unchecked")
@@ -122,6 +128,9 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         if (option == RdmaChannelOption.MAX_INLINE_DATA) {
             return (T) Integer.valueOf(getMaxInlineData());
         }
+        if (option == RdmaChannelOption.KEEPALIVE_IDLE_MILLIS) {
+            return (T) Integer.valueOf(getKeepAliveIdleMillis());
+        }
         return super.getOption(option);
     }
 
@@ -152,6 +161,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
             setSendQueueDepth((Integer) value);
         } else if (option == RdmaChannelOption.MAX_INLINE_DATA) {
             setMaxInlineData((Integer) value);
+        } else if (option == RdmaChannelOption.KEEPALIVE_IDLE_MILLIS) {
+            setKeepAliveIdleMillis((Integer) value);
         } else {
             return super.setOption(option, value);
         }
@@ -203,6 +214,20 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      */
     public RdmaSocketChannelConfig setMaxInlineData(int maxInlineData) {
         this.maxInlineData = checkInRange(maxInlineData, 0, 1024, "maxInlineData");
+        return this;
+    }
+
+    /** Returns how long a connection with {@code SO_KEEPALIVE} may be idle before it is probed. */
+    public int getKeepAliveIdleMillis() {
+        return keepAliveIdleMillis;
+    }
+
+    /**
+     * Sets how long a connection with {@code SO_KEEPALIVE} may be idle before it is probed
+     * ({@link RdmaChannelOption#KEEPALIVE_IDLE_MILLIS}); read when the connection is established.
+     */
+    public RdmaSocketChannelConfig setKeepAliveIdleMillis(int keepAliveIdleMillis) {
+        this.keepAliveIdleMillis = checkInRange(keepAliveIdleMillis, 1, Integer.MAX_VALUE, "keepAliveIdleMillis");
         return this;
     }
 
@@ -258,6 +283,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         return keepAlive;
     }
 
+    /** Probes idle connections ({@link RdmaChannelOption#KEEPALIVE_IDLE_MILLIS}); read when established. */
     @Override
     public RdmaSocketChannelConfig setKeepAlive(boolean keepAlive) {
         this.keepAlive = keepAlive;

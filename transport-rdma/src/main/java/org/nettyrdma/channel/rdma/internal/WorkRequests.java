@@ -32,6 +32,8 @@ import com.ibm.disni.verbs.impl.NativeDispatcher;
  */
 public final class WorkRequests {
 
+    /** {@code IBV_WR_RDMA_WRITE}: no completion, and no receive used, at the peer. */
+    public static final int OPCODE_RDMA_WRITE = 0;
     /** {@code IBV_WR_RDMA_WRITE_WITH_IMM}. */
     public static final int OPCODE_RDMA_WRITE_WITH_IMM = 1;
     /** {@code IBV_WR_SEND}. */

@@ -1,0 +1,115 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.testsuite.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
+import org.nettyrdma.channel.rdma.internal.HelloMessage;
+import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.testsuite.verbs.RawRdmaClient;
+
+/**
+ * {@code SO_KEEPALIVE}: an idle connection is probed (zero-byte RDMA Writes, or {@code CREDIT}
+ * messages to a peer without a ring) and stays up and usable; a peer whose queue pair vanished without
+ * a disconnect, as a crashed host's does, is found by a probe and its channel closes with the error.
+ */
+class RdmaKeepAliveTest {
+
+    private static final int IDLE_MILLIS = 300;
+
+    @RegisterExtension
+    final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
+
+    @Test
+    void idleConnectionsAreProbedAndStayUsable() throws Exception {
+        BlockingQueue<RdmaSocketChannel> children = new LinkedBlockingQueue<>();
+        Channel server = bindProbingServer(children, EchoHandler.INSTANCE);
+        EchoProbe probe = new EchoProbe(5, 100, 20_000, 200_000);
+        RdmaSocketChannel client = (RdmaSocketChannel) rdma.client()
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, IDLE_MILLIS)
+                .handler(probe)
+                .connect(server.localAddress()).sync().channel();
+        RdmaSocketChannel child = children.poll(10, TimeUnit.SECONDS);
+
+        Thread.sleep(8 * IDLE_MILLIS);
+        assertTrue(client.keepAliveProbes() >= 2, "the client's probes: " + client.keepAliveProbes());
+        assertTrue(child.keepAliveProbes() >= 2, "the server child's probes: " + child.keepAliveProbes());
+        assertTrue(client.isActive() && child.isActive(), "both ends still up");
+        probe.writeAll(client);
+        probe.assertEchoed(60);
+
+        client.close().sync();
+        server.close().sync();
+    }
+
+    @Test
+    void aPeerThatVanishedIsFoundByAProbe() throws Exception {
+        BlockingQueue<RdmaSocketChannel> children = new LinkedBlockingQueue<>();
+        ExceptionRecorder errors = new ExceptionRecorder();
+        Channel server = bindProbingServer(children, errors);
+
+        try (RawRdmaClient raw = RawRdmaClient.connect((InetSocketAddress) server.localAddress())) {
+            RdmaSocketChannel child = children.poll(10, TimeUnit.SECONDS);
+            raw.send(RawRdmaClient.hello(RawRdmaClient.RECEIVES - 2));
+            HelloMessage.decode(Unpooled.wrappedBuffer(raw.awaitMessage()), 0, RdmaProtocol.HELLO_SIZE);
+            assertTrue(child.isActive(), "the server child is up once both HELLOs are out");
+
+            long vanished = System.nanoTime();
+            raw.vanish();
+            // An idle period, then the queue pair's 6 retries at its ACK timeout.
+            assertTrue(child.closeFuture().await(60, TimeUnit.SECONDS), "the server child closed");
+            // Printed, not asserted: the figure depends on the device's ACK timeout and the machine.
+            System.out.printf("RdmaKeepAliveTest: the vanished peer was found %d ms after it vanished: %s%n",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - vanished), errors.exceptions());
+            assertEquals(1, errors.exceptions().size(), () -> "exceptions: " + errors.exceptions());
+            String message = errors.exceptions().get(0).getMessage();
+            assertTrue(message.contains("work completion failed"), message);
+            assertTrue(child.keepAliveProbes() >= 1, "found by a probe");
+        }
+        server.close().sync();
+    }
+
+    /** Binds a server whose children probe after {@link #IDLE_MILLIS} and end in {@code handler}. */
+    private Channel bindProbingServer(BlockingQueue<RdmaSocketChannel> children, ChannelHandler handler)
+            throws InterruptedException {
+        return rdma.bind(rdma.server()
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, IDLE_MILLIS)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        children.add((RdmaSocketChannel) ch);
+                        ch.pipeline().addLast(handler);
+                    }
+                }));
+    }
+}
