@@ -50,7 +50,7 @@ class RdmaInlineSendTest {
                 .handler(probe)
                 .connect(server.localAddress()).sync().channel();
         // rxe grants up to 512 bytes; what was asked for bounds it, 0 included.
-        assertEquals(maxInline, client.maxInlineData(), "largest inline Send");
+        assertEquals(maxInline, client.metrics().maxInlineData(), "largest inline Send");
         probe.writeAll(client);
         probe.assertEchoed(60);
 

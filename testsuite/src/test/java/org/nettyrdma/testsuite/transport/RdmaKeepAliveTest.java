@@ -61,8 +61,8 @@ class RdmaKeepAliveTest {
         RdmaSocketChannel child = children.poll(10, TimeUnit.SECONDS);
 
         Thread.sleep(8 * IDLE_MILLIS);
-        assertTrue(client.keepAliveProbes() >= 2, "the client's probes: " + client.keepAliveProbes());
-        assertTrue(child.keepAliveProbes() >= 2, "the server child's probes: " + child.keepAliveProbes());
+        assertTrue(client.metrics().keepAliveProbes() >= 2, "the client's probes: " + client.metrics().keepAliveProbes());
+        assertTrue(child.metrics().keepAliveProbes() >= 2, "the server child's probes: " + child.metrics().keepAliveProbes());
         assertTrue(client.isActive() && child.isActive(), "both ends still up");
         probe.writeAll(client);
         probe.assertEchoed(60);
@@ -93,7 +93,7 @@ class RdmaKeepAliveTest {
             assertEquals(1, errors.exceptions().size(), () -> "exceptions: " + errors.exceptions());
             String message = errors.exceptions().get(0).getMessage();
             assertTrue(message.contains("work completion failed"), message);
-            assertTrue(child.keepAliveProbes() >= 1, "found by a probe");
+            assertTrue(child.metrics().keepAliveProbes() >= 1, "found by a probe");
         }
         server.close().sync();
     }

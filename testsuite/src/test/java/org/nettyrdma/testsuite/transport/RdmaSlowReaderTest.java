@@ -28,7 +28,9 @@ import io.netty.channel.ChannelOutboundBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 
 /**
@@ -86,6 +88,8 @@ class RdmaSlowReaderTest {
                 "registered memory changed while the writes piled up");
         assertTrue(transfer.child.isActive(), "the reader's channel is still up");
         assertEquals(List.of(), transfer.serverErrors.exceptions(), "server exceptions while not reading");
+        RdmaChannelMetrics metrics = ((RdmaSocketChannel) client).metrics();
+        assertTrue(metrics.creditStalls() > 0, () -> "the writer's stalls for want of credit: " + metrics);
 
         transfer.child.config().setAutoRead(true);
         transfer.assertDeliveredAndClose(TOTAL);

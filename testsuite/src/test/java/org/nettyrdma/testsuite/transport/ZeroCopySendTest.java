@@ -19,21 +19,26 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaByteBufAllocator;
+import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 
 /**
  * Large writes of buffers from the channel's allocator travel by RDMA Write from where the pipeline
  * wrote them (the channel copies nothing), buffers of other allocators are copied once and counted,
- * an empty write completes, and the receiver gets every byte in order either way.
+ * an empty write completes, and the receiver gets every byte in order either way. The channels'
+ * {@link RdmaChannelMetrics} count each of those Writes on both sides.
  */
 class ZeroCopySendTest {
 
@@ -52,7 +57,14 @@ class ZeroCopySendTest {
     void registeredBuffersAreSentWithoutACopyAndOthersWithOne() throws Exception {
         TestStream stream = new TestStream(SEED);
         StreamReader reader = new StreamReader(SEED);
-        Channel server = rdma.bind(rdma.server().childHandler(RdmaTransportFixture.pipeline(reader)));
+        BlockingQueue<RdmaSocketChannel> children = new LinkedBlockingQueue<>();
+        Channel server = rdma.bind(rdma.server().childHandler(new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                children.add((RdmaSocketChannel) ch);
+                ch.pipeline().addLast(reader);
+            }
+        }));
         RdmaSocketChannel client = (RdmaSocketChannel) rdma.client().handler(new ChannelInboundHandlerAdapter())
                 .connect(server.localAddress()).sync().channel();
         assertSame(RdmaByteBufAllocator.DEFAULT, client.alloc(), "the channel's default allocator");
@@ -64,17 +76,27 @@ class ZeroCopySendTest {
         }
         client.flush();
         client.writeAndFlush(Unpooled.EMPTY_BUFFER).sync();
-        assertEquals(0, client.copiedBytes(), "bytes copied of registered buffers");
+        RdmaChannelMetrics sent = client.metrics();
+        assertEquals(0, sent.copiedBytes(), "bytes copied of registered buffers: " + sent);
+        assertEquals(WRITES, sent.rdmaWrites(), "one RDMA Write per buffer: " + sent);
+        assertEquals((long) WRITES * WRITE, sent.rdmaWriteBytes(), "bytes written: " + sent);
+        assertEquals(0, sent.sends(), "no data Send: " + sent);
         assertTrue(RdmaByteBufAllocator.registeredBytes() > 0, "allocator memory registered with the device");
 
         ByteBuf heap = Unpooled.buffer(WRITE);
         stream.write(heap, (long) WRITES * WRITE, WRITE);
         client.writeAndFlush(heap).sync();
-        assertEquals(WRITE, client.copiedBytes(), "bytes copied of a heap buffer");
+        assertEquals(WRITE, client.metrics().copiedBytes(), "bytes copied of a heap buffer");
 
         long total = (WRITES + 1L) * WRITE;
         assertEquals(total, reader.digestAt(total).get(60, TimeUnit.SECONDS).length());
+        RdmaChannelMetrics received = children.poll(10, TimeUnit.SECONDS).metrics();
+        assertEquals(WRITES + 1, received.receivedWrites(), "RDMA Writes that landed in the ring: " + received);
+        assertEquals(total, received.receivedBytes(), "bytes received: " + received);
+        assertTrue(received.registeredBytes() > 0, "the child's own registered memory: " + received);
         client.close().sync();
+        assertEquals(0, client.metrics().registeredBytes(), "nothing registered after close");
+        assertEquals(WRITES + 1, client.metrics().rdmaWrites(), "the totals stay after close");
         server.close().sync();
     }
 }

@@ -157,11 +157,10 @@ final class RdmaConnection implements CompletionListener {
     private long helloSequence = -1;
     private long nextSequence;
     private long completedSequence;
-    private long copiedBytes;
+    private final ConnectionCounters counters = new ConnectionCounters();
     /** Completions handled so far: a connection whose count did not move since the last look is idle. */
     private long completions;
     private long completionsAtLastLook;
-    private long keepAliveProbes;
     /** Outbound bytes staged and posted, whose work requests have not completed. */
     private long inFlightBytes;
     /** Outbound bytes whose work requests completed (removed from the outbound buffer). */
@@ -287,9 +286,9 @@ final class RdmaConnection implements CompletionListener {
                 + (credits != null ? "received" : "not received");
     }
 
-    /** Returns the bytes copied into registered memory so far (writes of unregistered buffers). */
-    long copiedBytes() {
-        return copiedBytes;
+    /** Returns what this connection did so far; with {@code open} false, as a closed channel reports it. */
+    RdmaChannelMetrics metrics(boolean open) {
+        return new RdmaChannelMetrics(counters, open ? registeredBytes() : 0, open ? maxInline : 0);
     }
 
     /** Returns the registered bytes this connection holds. */
@@ -311,6 +310,7 @@ final class RdmaConnection implements CompletionListener {
                 sendBuffer.address() + offset, HELLO_SIZE, sendBuffer.lkey(), 0, 0, 0);
         mark();
         post();
+        counters.controlMessages++;
         helloSequence = sequence;
         // Our HELLO used one of the peer's slots: counted once the peer's HELLO says how many it gave.
         if (credits != null) {
@@ -344,6 +344,7 @@ final class RdmaConnection implements CompletionListener {
                     post();
                 }
                 if (!credits.canSendData()) {
+                    counters.creditStalls++;
                     break;
                 }
                 if (!(stageWrite() || stageSend())) {
@@ -396,7 +397,7 @@ final class RdmaConnection implements CompletionListener {
             long address = flushed.currentAddress();
             heldBuffers[(int) (nextSequence % sendDepth)] = flushed.retainCurrent();
             flushed.skipCurrent(length);
-            postWrite(address, length, (int) lkey);
+            postWrite(address, length, (int) lkey, false);
             return true;
         }
         if (!staging.canTake(length)) {
@@ -406,13 +407,16 @@ final class RdmaConnection implements CompletionListener {
         // A file region may deliver fewer bytes than its units; the Write carries what was copied.
         int copied = flushed.copyCurrent(sendView, offset, length);
         staging.giveBack(length - copied);
-        copiedBytes += copied;
-        postWrite(sendBuffer.address() + offset, copied, sendBuffer.lkey());
+        postWrite(sendBuffer.address() + offset, copied, sendBuffer.lkey(), true);
         return true;
     }
 
-    /** Adds an RDMA Write with immediate of {@code length} staged bytes into the peer's ring to the chain. */
-    private void postWrite(long address, int length, int lkey) {
+    /**
+     * Adds an RDMA Write with immediate of {@code length} bytes into the peer's ring to the chain:
+     * bytes {@code copied} into the send buffer, or a registered buffer's, read where they are.
+     */
+    private void postWrite(long address, int length, int lkey, boolean copied) {
+        counters.wrote(length, copied);
         long ringOffset = credits.reserveRing(length);
         inFlightBytes += flushed.takeStagedUnits();
         credits.consumeSlot();
@@ -438,7 +442,7 @@ final class RdmaConnection implements CompletionListener {
             int length = Math.min(readable, room - payload);
             payload += flushed.copyCurrent(sendView, offset + HEADER_SIZE + payload, length);
         }
-        copiedBytes += payload;
+        counters.sent(payload);
         inFlightBytes += flushed.takeStagedUnits();
         staging.giveBack(room - payload);
         sendView.writerIndex(offset);
@@ -471,6 +475,7 @@ final class RdmaConnection implements CompletionListener {
                 sendBuffer.address() + offset, HEADER_SIZE, sendBuffer.lkey(), 0, 0, 0);
         mark();
         post();
+        counters.controlMessages++;
         return true;
     }
 
@@ -500,13 +505,8 @@ final class RdmaConnection implements CompletionListener {
         }
         // The probe's own completion is no sign of the peer's activity.
         completionsAtLastLook = completions + 1;
-        keepAliveProbes++;
+        counters.keepAliveProbes++;
         return true;
-    }
-
-    /** Returns the keep-alive probes posted so far. */
-    long keepAliveProbes() {
-        return keepAliveProbes;
     }
 
     private void maybeSendCredit() throws IOException {
@@ -522,11 +522,6 @@ final class RdmaConnection implements CompletionListener {
      */
     private int inlineFlag(int length) {
         return length <= maxInline ? WorkRequests.FLAG_INLINE : 0;
-    }
-
-    /** Returns the largest Send posted inline: what the user asked for, as far as the device granted it. */
-    int maxInlineData() {
-        return maxInline;
     }
 
     /** Records where the send buffer and the outbound bytes stand after the request just added. */
@@ -638,6 +633,7 @@ final class RdmaConnection implements CompletionListener {
                 throw new RdmaProtocolException("RDMA Write before HELLO");
             }
             long token = receiveRing.accept(immediate, byteLength);
+            counters.receivedWrite(byteLength);
             // The Write consumed a receive but left its slot untouched: post it again at once.
             repost(slot);
             postReceives();
@@ -677,6 +673,9 @@ final class RdmaConnection implements CompletionListener {
             postReceives();
             owed.slotReposted();
         } else {
+            if (header.type() == RdmaProtocol.TYPE_DATA) {
+                counters.receivedSend(header.payloadLength());
+            }
             Inbound message = newInbound();
             message.type = header.type();
             message.slot = slot;

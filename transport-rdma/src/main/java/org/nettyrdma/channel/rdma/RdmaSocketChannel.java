@@ -94,7 +94,6 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private ChannelPromise connectPromise;
     private Future<?> connectTimeoutFuture;
     private Future<?> keepAliveFuture;
-    private long keepAliveProbesBeforeClose;
     /** What a connect waits for now, for the message of a connect timeout. */
     private String connectStage = "nothing";
     private SocketAddress requestedRemoteAddress;
@@ -108,7 +107,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     /** The peer disconnected (DISCONNECTED, or this side's requests were flushed). */
     private boolean disconnected;
     private Runnable teardown;
-    private long copiedBeforeClose;
+    /** What {@link #metrics()} reports once the connection is gone. */
+    private RdmaChannelMetrics metricsAtClose = RdmaChannelMetrics.NONE;
 
     /** Creates a channel that will connect. */
     public RdmaSocketChannel() {
@@ -171,24 +171,13 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     /**
-     * Returns the bytes this channel copied into its registered send buffer before sending them: the
-     * writes of buffers that are not registered memory (heap buffers, buffers of other allocators,
-     * file regions) and every write small enough to travel in a Send. Writes of large buffers from
-     * {@link RdmaByteBufAllocator} are not copied. Meant for metrics: read on another thread, it may lag.
+     * Returns what this channel's connection did so far: Sends and RDMA Writes posted and received,
+     * bytes copied, credit stalls, keep-alive probes, registered memory. Counted on the event loop:
+     * read on another thread, the snapshot may lag. After close, the totals at close.
      */
-    public long copiedBytes() {
+    public RdmaChannelMetrics metrics() {
         RdmaConnection connection = this.connection;
-        return connection != null ? connection.copiedBytes() : copiedBeforeClose;
-    }
-
-    /**
-     * Returns the largest Send, header included, that this channel posts inline: its
-     * {@link RdmaChannelOption#MAX_INLINE_DATA}, as far as the device granted it; 0 before the queue
-     * pair exists, after it is gone, or when the device takes no inline data.
-     */
-    public int maxInlineData() {
-        RdmaConnection connection = this.connection;
-        return connection != null ? connection.maxInlineData() : 0;
+        return connection != null ? connection.metrics(true) : metricsAtClose;
     }
 
     @Override
@@ -352,8 +341,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         if (connection != null) {
             connection.disconnect();
             connection.close();
-            copiedBeforeClose = connection.copiedBytes();
-            keepAliveProbesBeforeClose = connection.keepAliveProbes();
+            metricsAtClose = connection.metrics(false);
             connection = null;
         }
         if (id != 0) {
@@ -460,16 +448,6 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             keepAliveFuture.cancel(false);
             keepAliveFuture = null;
         }
-    }
-
-    /**
-     * Returns the keep-alive probes this channel posted ({@code SO_KEEPALIVE}): one per idle period
-     * of {@link RdmaChannelOption#KEEPALIVE_IDLE_MILLIS} without a completion. Meant for metrics and
-     * tests: read on another thread, it may lag.
-     */
-    public long keepAliveProbes() {
-        RdmaConnection current = connection;
-        return current != null ? current.keepAliveProbes() : keepAliveProbesBeforeClose;
     }
 
     private void cancelConnectTimeout() {

@@ -1,0 +1,60 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+/**
+ * The counts behind {@link RdmaChannelMetrics}, kept by one {@link RdmaConnection} on its event loop.
+ * Plain fields: only the loop writes them, and a snapshot taken on another thread may lag, as the
+ * metrics say.
+ */
+final class ConnectionCounters {
+
+    long sends;
+    long sendBytes;
+    long rdmaWrites;
+    long rdmaWriteBytes;
+    long copiedBytes;
+    long controlMessages;
+    long receivedSends;
+    long receivedWrites;
+    long receivedBytes;
+    long creditStalls;
+    long keepAliveProbes;
+
+    void sent(int payload) {
+        sends++;
+        sendBytes += payload;
+        copiedBytes += payload;
+    }
+
+    void wrote(int length, boolean copied) {
+        rdmaWrites++;
+        rdmaWriteBytes += length;
+        if (copied) {
+            copiedBytes += length;
+        }
+    }
+
+    void receivedSend(int payload) {
+        receivedSends++;
+        receivedBytes += payload;
+    }
+
+    void receivedWrite(int length) {
+        receivedWrites++;
+        receivedBytes += length;
+    }
+}

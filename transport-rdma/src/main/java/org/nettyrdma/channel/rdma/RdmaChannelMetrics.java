@@ -1,0 +1,151 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+/**
+ * What an {@link RdmaSocketChannel}'s connection did so far, as counted on its event loop: how the
+ * bytes written travelled (Sends into the peer's receive slots, or RDMA Writes into its ring), how many
+ * were copied into registered memory on the way, how often the peer's credit ran out, and what the
+ * connection holds. Taken by {@link RdmaSocketChannel#metrics()}; an immutable snapshot, so one
+ * instance never changes and two can be subtracted for a rate.
+ *
+ * <p>Payload bytes only: the 16-byte message headers and control messages are counted apart. A
+ * channel that was never connected reports zeros; a closed one reports its totals at close.
+ */
+public final class RdmaChannelMetrics {
+
+    static final RdmaChannelMetrics NONE = new RdmaChannelMetrics(new ConnectionCounters(), 0, 0);
+
+    private final long sends;
+    private final long sendBytes;
+    private final long rdmaWrites;
+    private final long rdmaWriteBytes;
+    private final long copiedBytes;
+    private final long controlMessages;
+    private final long receivedSends;
+    private final long receivedWrites;
+    private final long receivedBytes;
+    private final long creditStalls;
+    private final long keepAliveProbes;
+    private final long registeredBytes;
+    private final int maxInlineData;
+
+    RdmaChannelMetrics(ConnectionCounters counters, long registeredBytes, int maxInlineData) {
+        this.sends = counters.sends;
+        this.sendBytes = counters.sendBytes;
+        this.rdmaWrites = counters.rdmaWrites;
+        this.rdmaWriteBytes = counters.rdmaWriteBytes;
+        this.copiedBytes = counters.copiedBytes;
+        this.controlMessages = counters.controlMessages;
+        this.receivedSends = counters.receivedSends;
+        this.receivedWrites = counters.receivedWrites;
+        this.receivedBytes = counters.receivedBytes;
+        this.creditStalls = counters.creditStalls;
+        this.keepAliveProbes = counters.keepAliveProbes;
+        this.registeredBytes = registeredBytes;
+        this.maxInlineData = maxInlineData;
+    }
+
+    /** Returns the data Sends posted: small writes, several of one flush coalesced into each. */
+    public long sends() {
+        return sends;
+    }
+
+    /** Returns the payload bytes posted in data Sends. */
+    public long sendBytes() {
+        return sendBytes;
+    }
+
+    /** Returns the RDMA Writes with immediate posted into the peer's ring: the large writes. */
+    public long rdmaWrites() {
+        return rdmaWrites;
+    }
+
+    /** Returns the payload bytes posted as RDMA Writes. */
+    public long rdmaWriteBytes() {
+        return rdmaWriteBytes;
+    }
+
+    /**
+     * Returns the bytes copied into the registered send buffer before they were sent: every Send's
+     * payload, and the RDMA Writes of buffers that are not registered memory (heap buffers, buffers of
+     * other allocators, file regions). Large buffers from {@link RdmaByteBufAllocator} are read by the
+     * device where they are, and are not counted.
+     */
+    public long copiedBytes() {
+        return copiedBytes;
+    }
+
+    /** Returns the messages without payload posted: {@code HELLO}, {@code CREDIT}, the ends of output. */
+    public long controlMessages() {
+        return controlMessages;
+    }
+
+    /** Returns the data Sends received from the peer. */
+    public long receivedSends() {
+        return receivedSends;
+    }
+
+    /** Returns the peer's RDMA Writes that landed in this side's ring. */
+    public long receivedWrites() {
+        return receivedWrites;
+    }
+
+    /** Returns the payload bytes received, by Send and by RDMA Write. */
+    public long receivedBytes() {
+        return receivedBytes;
+    }
+
+    /**
+     * Returns how many flushes stopped with bytes left because the peer had no receive slot or ring
+     * space to give: a reader slower than this writer, or one with {@code AUTO_READ} off.
+     */
+    public long creditStalls() {
+        return creditStalls;
+    }
+
+    /** Returns the keep-alive probes posted ({@code SO_KEEPALIVE}). */
+    public long keepAliveProbes() {
+        return keepAliveProbes;
+    }
+
+    /**
+     * Returns the memory this connection registered with the device: its receive slots, its ring and
+     * its send buffer; 0 once closed. Registered buffers of {@link RdmaByteBufAllocator} are shared and
+     * not counted here ({@link RdmaByteBufAllocator#registeredBytes()}).
+     */
+    public long registeredBytes() {
+        return registeredBytes;
+    }
+
+    /**
+     * Returns the largest Send, header included, posted inline: {@link RdmaChannelOption#MAX_INLINE_DATA}
+     * as far as the device granted it; 0 before the queue pair exists, after it is gone, or when the
+     * device takes no inline data.
+     */
+    public int maxInlineData() {
+        return maxInlineData;
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaChannelMetrics(sends: " + sends + ", " + sendBytes + " B; RDMA Writes: " + rdmaWrites + ", "
+                + rdmaWriteBytes + " B; copied: " + copiedBytes + " B; control messages: " + controlMessages
+                + "; received: " + receivedSends + " Sends, " + receivedWrites + " Writes, " + receivedBytes
+                + " B; credit stalls: " + creditStalls + "; keep-alive probes: " + keepAliveProbes
+                + "; registered: " + registeredBytes + " B; max inline: " + maxInlineData + " B)";
+    }
+}
