@@ -35,8 +35,8 @@ import java.util.TreeSet;
  * (epoll, nio) and perftest, with ratios, then what each costs, then the project's targets, met or
  * missed. It reads perftest's lines ({@code perftest TOOL size=N ...}, {@code perftest-env ...}), the
  * benchmark's ({@code bench ...}, {@code bench-env ...}, {@code bench-end ...}; {@code bench-failed ...} from
- * the script when a run printed nothing) and the examples' result
- * lines ({@code example ...}); anything else is ignored. No figure is judged here that was not measured in
+ * the script when a run printed nothing), the examples' result lines ({@code example ...}) and the script's
+ * own ({@code demo-env ...}, {@code demo-note ...}, shown under the heading); anything else is ignored. No figure is judged here that was not measured in
  * that same run.
  *
  * <pre>
@@ -53,6 +53,8 @@ public final class BenchmarkReport {
     private static final double TARGET_BANDWIDTH_RATIO = 0.9;
     private static final int TARGET_LATENCY_SIZE = 64;
     private static final double TARGET_LATENCY_RATIO = 1.5;
+    /** The qemu whose multi-threaded TCG the latency figures are meant for. */
+    private static final String INTENDED_QEMU_MAJOR = "10";
 
     private final Map<String, String> environment = new HashMap<>();
     /** transport, then size, then the line's fields. */
@@ -60,6 +62,7 @@ public final class BenchmarkReport {
     /** perftest tool, then size, then the line's fields. */
     private final Map<String, Map<Integer, Map<String, String>>> perftest = new TreeMap<>();
     private final List<String> examples = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
     private final List<String> failedRuns = new ArrayList<>();
     private String registeredAfterShutdown;
 
@@ -117,6 +120,9 @@ public final class BenchmarkReport {
                 break;
             case "example":
                 examples.add(rest);
+                break;
+            case "demo-note":
+                notes.add(rest);
                 break;
             default:
                 break;
@@ -176,6 +182,14 @@ public final class BenchmarkReport {
         line(out, "  qemu %s, %s thread=%s, %s vCPUs, kernel %s; %s (Soft-RoCE), active MTU %s; java %s%n",
                 env("qemu"), env("accel"), env("tcg_thread"), env("cpus"), env("kernel"), env("device"),
                 env("active_mtu"), env("java"));
+        for (String note : notes) {
+            out.append("  NOTE: ").append(note).append('\n');
+        }
+        String qemu = environment.get("qemu");
+        if (qemu != null && !qemu.startsWith(INTENDED_QEMU_MAJOR + ".")) {
+            line(out, "  NOTE: qemu %s is not %s.x: the issue's latency figures are meant for multi-threaded TCG on"
+                    + " qemu %s%n", qemu, INTENDED_QEMU_MAJOR, INTENDED_QEMU_MAJOR);
+        }
         out.append("  MB = 2^20 bytes. Each figure: one measured window after a warm-up, on a connection of its own.\n");
         out.append("  perftest's ib_send_lat prints half a round trip: shown here doubled, as a round trip.\n");
     }
