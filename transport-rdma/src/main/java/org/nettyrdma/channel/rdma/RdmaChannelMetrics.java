@@ -124,7 +124,8 @@ public final class RdmaChannelMetrics {
 
     /**
      * Returns the memory this connection registered with the device: its receive slots, its ring and
-     * its send buffer; 0 once closed. Registered buffers of {@link RdmaByteBufAllocator} are shared and
+     * its send buffer; 0 once the connection is gone (a closed channel keeps it until its last sends
+     * completed, at most 2 s). Registered buffers of {@link RdmaByteBufAllocator} are shared and
      * not counted here ({@link RdmaByteBufAllocator#registeredBytes()}).
      */
     public long registeredBytes() {
