@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.IoHandle;
@@ -52,6 +53,8 @@ public final class RdmaIoHandler implements IoHandler {
     private final Set<RdmaRegistration> rdmaRegistrations = new HashSet<>();
     private final long busyPollNanos;
     private final NonBlockingContext nonBlocking = new NonBlockingContext();
+    /** Set by the first {@link #prepareToDestroy()}: the loop is going away and takes no new channel. */
+    private boolean shuttingDown;
 
     private RdmaIoHandler(IoHandler epoll, long busyPollNanos) {
         this.epoll = epoll;
@@ -128,6 +131,7 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public void prepareToDestroy() {
+        shuttingDown = true;
         // Close the RDMA channels first: they free their QPs while the loop's CQs still exist.
         closeChannels();
         epoll.prepareToDestroy();
@@ -135,8 +139,8 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public void destroy() {
-        // A channel may have been registered (a connection accepted) by the tasks the loop ran after
-        // its last prepareToDestroy(): close it too, or its QP keeps the loop's CQ from being freed.
+        // Registrations are refused once shutting down, so none should be left; if one is, close it
+        // anyway, or its QP keeps the loop's CQ from being freed.
         closeChannels();
         loop.close();
         epoll.destroy();
@@ -156,6 +160,12 @@ public final class RdmaIoHandler implements IoHandler {
     @Override
     public IoRegistration register(IoHandle handle) throws Exception {
         if (handle instanceof RdmaIoHandle) {
+            if (shuttingDown) {
+                // The loop would close the channel at its next turn, or after it stopped taking the
+                // tasks that a close fires its events with. Refused, the channel is closed forcibly
+                // by its registration's failure instead: an accepted connection is rejected.
+                throw new RejectedExecutionException("the event loop is shutting down");
+            }
             RdmaRegistration registration = new RdmaRegistration((RdmaIoHandle) handle);
             rdmaRegistrations.add(registration);
             handle.registered();

@@ -1,0 +1,76 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.testsuite.transport;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.ConnectException;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.channel.rdma.RdmaIoHandler;
+import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
+
+/**
+ * A connection accepted onto a child loop that is shutting down is refused at once: the loop takes no
+ * new RDMA channel once it began to shut down, the peer's connect fails as refused, and the listener
+ * and its own loop go on. Before, the channel registered and was closed later, after the loop had
+ * stopped taking the tasks that fire a close's events.
+ */
+class RdmaLoopShutdownTest {
+
+    /** Long enough that the child loop is still shutting down, not gone, when the client connects. */
+    private static final int QUIET_SECONDS = 10;
+
+    @RegisterExtension
+    final RdmaTransportFixture rdma = new RdmaTransportFixture(1);
+
+    @Test
+    void aConnectionAcceptedOntoALoopThatIsShuttingDownIsRefused() throws Exception {
+        EventLoopGroup children = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
+        Channel server = null;
+        try {
+            server = rdma.bind(new ServerBootstrap().group(rdma.group(), children)
+                    .channel(RdmaServerSocketChannel.class).childHandler(EchoHandler.INSTANCE));
+            children.shutdownGracefully(QUIET_SECONDS, 3 * QUIET_SECONDS, TimeUnit.SECONDS);
+
+            ChannelFuture connect = rdma.client().handler(new ChannelInboundHandlerAdapter())
+                    .connect(server.localAddress());
+            assertTrue(connect.await(30, TimeUnit.SECONDS), "the connect ended");
+            assertFalse(children.isTerminated(), "the child loop was still shutting down, not gone");
+            assertFalse(connect.isSuccess(), "a connect onto a loop that is shutting down");
+            Throwable cause = connect.cause();
+            assertTrue(cause instanceof ConnectException && cause.getMessage().contains("connection refused"),
+                    () -> "refused: " + cause);
+            assertTrue(server.isActive(), "the listener is still up");
+        } finally {
+            if (server != null) {
+                server.close().sync();
+            }
+            // A no-op if it is shutting down already; otherwise the test failed before it began to.
+            children.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+            assertTrue(children.terminationFuture().await(60, TimeUnit.SECONDS), "the child loop terminated");
+        }
+    }
+}
