@@ -19,11 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -63,9 +60,9 @@ class RdmaHttpTest {
     void keepAliveRequestsOfEverySizeAreAnsweredWithTheirBodies() throws Exception {
         Channel server = rdma.bind(rdma.server().childHandler(RdmaTransportFixture.pipeline(
                 new HttpServerCodec(), new HttpObjectAggregator(MAX_BODY), new BodyEchoHandler())));
-        BlockingQueue<Object> responses = new LinkedBlockingQueue<>();
+        HttpResponseQueue responses = new HttpResponseQueue();
         Channel client = rdma.client().handler(RdmaTransportFixture.pipeline(
-                new HttpClientCodec(), new HttpObjectAggregator(MAX_BODY), new ResponseCollector(responses)))
+                new HttpClientCodec(), new HttpObjectAggregator(MAX_BODY), responses))
                 .connect(server.localAddress()).sync().channel();
 
         Random random = new Random(42);
@@ -77,7 +74,7 @@ class RdmaHttpTest {
             HttpUtil.setContentLength(request, body.length);
             client.writeAndFlush(request).sync();
 
-            FullHttpResponse response = take(responses);
+            FullHttpResponse response = responses.take();
             try {
                 assertEquals(HttpResponseStatus.OK, response.status(), "request " + i);
                 assertEquals("/echo/" + i, response.headers().get("x-uri"), "answers in order");
@@ -94,7 +91,7 @@ class RdmaHttpTest {
         last.headers().set(HttpHeaderNames.CONNECTION, "close");
         HttpUtil.setContentLength(last, 0);
         client.writeAndFlush(last).sync();
-        FullHttpResponse response = take(responses);
+        FullHttpResponse response = responses.take();
         try {
             assertEquals("/last", response.headers().get("x-uri"));
         } finally {
@@ -102,17 +99,6 @@ class RdmaHttpTest {
         }
         assertTrue(client.closeFuture().await(30, TimeUnit.SECONDS), "the server closed the connection");
         server.close().sync();
-    }
-
-    private static FullHttpResponse take(BlockingQueue<Object> responses) throws Exception {
-        Object next = responses.poll(60, TimeUnit.SECONDS);
-        if (next instanceof Throwable) {
-            throw new AssertionError("the client failed", (Throwable) next);
-        }
-        if (next == null) {
-            throw new AssertionError("no response within 60 s");
-        }
-        return (FullHttpResponse) next;
     }
 
     /** Answers each request with its own body, the request's URI in {@code x-uri}. */
@@ -131,26 +117,6 @@ class RdmaHttpTest {
             } else {
                 ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
             }
-        }
-    }
-
-    /** Hands complete responses, or the client's failure, to the test thread. */
-    private static final class ResponseCollector extends SimpleChannelInboundHandler<FullHttpResponse> {
-        private final BlockingQueue<Object> responses;
-
-        ResponseCollector(BlockingQueue<Object> responses) {
-            super(false);
-            this.responses = responses;
-        }
-
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse response) {
-            responses.add(response);
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            responses.add(cause);
         }
     }
 }
