@@ -39,14 +39,18 @@ final class VerbsEcho implements Runnable {
     @Override
     public void run() {
         try (VerbsPeer peer = listener.accept(size, waitForEvents)) {
-            byte kind;
-            do {
+            for (;;) {
                 int slot = peer.awaitReceive();
-                kind = peer.kind(slot);
+                byte kind = peer.kind(slot);
                 // Answer first: the client waits for it, and the other posted receives cover the repost.
                 peer.send(kind);
+                if (kind == VerbsPeer.STOP) {
+                    // The client disconnects once it has the answer; disconnecting first could flush it.
+                    peer.awaitDisconnect();
+                    return;
+                }
                 peer.repostReceive(slot);
-            } while (kind != VerbsPeer.STOP);
+            }
         } catch (IOException | RuntimeException e) {
             failure = e;
         }

@@ -102,6 +102,8 @@ final class VerbsPeer implements AutoCloseable {
     private final SVCReqNotify requestNotify;
     private int sendsSinceSignal;
     private boolean armed;
+    /** The peer's disconnect has been seen: {@link #close()} waits for no other. */
+    private boolean disconnected;
 
     /**
      * Makes the verbs objects on {@code id}, whose address is resolved, and posts every receive: a Send
@@ -117,7 +119,7 @@ final class VerbsPeer implements AutoCloseable {
         completionChannel = context.createCompChannel();
         cq = context.createCQ(completionChannel, SEND_QUEUE_DEPTH + RECEIVES, 0);
         boolean inline = size <= MAX_INLINE;
-        qp = id.createQP(pd, queuePairAttributes(inline ? MAX_INLINE : 0));
+        qp = id.createQP(pd, queuePairAttributes(cq, inline ? MAX_INLINE : 0));
         buffer = ByteBuffer.allocateDirect(size * (1 + RECEIVES));
         mr = pd.regMr(buffer, IbvMr.IBV_ACCESS_LOCAL_WRITE).execute().free().getMr();
         int flags = inline ? IbvSendWR.IBV_SEND_INLINE : 0;
@@ -174,9 +176,12 @@ final class VerbsPeer implements AutoCloseable {
         return event;
     }
 
-    private static IbvQPInitAttr queuePairAttributes(int maxInline) {
+    private static IbvQPInitAttr queuePairAttributes(IbvCQ cq, int maxInline) {
         IbvQPInitAttr attributes = new IbvQPInitAttr();
         attributes.setQp_type(IbvQP.IBV_QPT_RC);
+        // One CQ for both queues: one poll sees the answer's receive and the signaled Sends alike.
+        attributes.setSend_cq(cq);
+        attributes.setRecv_cq(cq);
         attributes.cap().setMax_send_wr(SEND_QUEUE_DEPTH);
         attributes.cap().setMax_recv_wr(RECEIVES);
         attributes.cap().setMax_send_sge(1);
@@ -275,6 +280,15 @@ final class VerbsPeer implements AutoCloseable {
     }
 
     /**
+     * Waits until the peer disconnects. The end that answers last calls this before {@link #close()}: its
+     * own disconnect would move its QP to the error state, which may flush the answer before it is sent.
+     */
+    void awaitDisconnect() throws IOException {
+        expect(cmChannel, RdmaCmEvent.EventType.RDMA_CM_EVENT_DISCONNECTED);
+        disconnected = true;
+    }
+
+    /**
      * Disconnects, waits until the peer has too, and destroys everything in the order rdma-core requires
      * (QP before CQ, CQ before its channel, MR before the PD, id before its event channel).
      */
@@ -282,10 +296,12 @@ final class VerbsPeer implements AutoCloseable {
     public void close() throws IOException {
         id.disconnect();
         IOException failure = null;
-        try {
-            expect(cmChannel, RdmaCmEvent.EventType.RDMA_CM_EVENT_DISCONNECTED);
-        } catch (IOException e) {
-            failure = e;
+        if (!disconnected) {
+            try {
+                awaitDisconnect();
+            } catch (IOException e) {
+                failure = e;
+            }
         }
         send.free();
         signaledSend.free();
