@@ -32,12 +32,13 @@ import java.util.TreeSet;
 
 /**
  * Turns the lines of one run of {@code scripts/demo} into its report: per message size, RDMA next to TCP
- * (epoll, nio) and perftest, with ratios, then what each costs, then the project's targets, met or
- * missed. It reads perftest's lines ({@code perftest TOOL size=N ...}, {@code perftest-env ...}), the
- * benchmark's ({@code bench ...}, {@code bench-env ...}, {@code bench-end ...}; {@code bench-failed ...} from
- * the script when a run printed nothing), the examples' result lines ({@code example ...}) and the script's
- * own ({@code demo-env ...}, {@code demo-note ...}, shown under the heading); anything else is ignored. No figure is judged here that was not measured in
- * that same run.
+ * (epoll, nio), perftest and the same round trip in plain Java on raw verbs ({@link VerbsPingPong}, the
+ * floor), with ratios, then what each costs, then the project's targets, met or missed. It reads
+ * perftest's lines ({@code perftest TOOL size=N ...}, {@code perftest-env ...}), the benchmarks'
+ * ({@code bench ...}, {@code bench-env ...}, {@code bench-end ...}; {@code bench-failed ...} from the
+ * script when a run printed nothing), the examples' result lines ({@code example ...}) and the script's
+ * own ({@code demo-env ...}, {@code demo-note ...}, shown under the heading); anything else is ignored.
+ * No figure is judged here that was not measured in that same run.
  *
  * <pre>
  * java -cp examples/target/classes org.nettyrdma.example.bench.BenchmarkReport examples/target/demo/results.txt
@@ -48,7 +49,11 @@ public final class BenchmarkReport {
     private static final String RDMA = "rdma";
     /** RDMA on loops that busy-poll, as perftest does: shown where measured. */
     private static final String RDMA_BUSYPOLL = "rdma-busypoll";
-    private static final String[] TRANSPORTS = {RDMA, RDMA_BUSYPOLL, "epoll", "nio"};
+    /** The floor: the same round trip in plain Java on DiSNI's verbs, busy polling ({@link VerbsPingPong}). */
+    private static final String JAVA_VERBS = VerbsPingPong.BUSY_POLL;
+    /** The floor with both ends waiting on the completion channel, as {@code rdma}'s loops wait. */
+    private static final String JAVA_VERBS_EVENTS = VerbsPingPong.EVENTS;
+    private static final String[] TRANSPORTS = {RDMA, RDMA_BUSYPOLL, "epoll", "nio", JAVA_VERBS, JAVA_VERBS_EVENTS};
     private static final int TARGET_BANDWIDTH_SIZE = 65536;
     private static final double TARGET_BANDWIDTH_RATIO = 0.9;
     private static final int TARGET_LATENCY_SIZE = 64;
@@ -210,17 +215,34 @@ public final class BenchmarkReport {
 
     private void roundTrip(StringBuilder out) {
         out.append("\nRound trip: send a message, wait for its echo; p50 / p99 / p99.9 in us\n");
-        line(out, "%8s %-26s %-26s %-26s %-26s %15s %20s %22s %11s%n", "bytes", "rdma", "rdma-busypoll", "epoll",
-                "nio", "ib_send_lat x2", "rdma/ib_send_lat x2", "busypoll/ib_send_lat x2", "rdma/epoll");
+        line(out, "%8s %-26s %-26s %-26s %-26s %-26s %-26s %15s%n", "bytes", RDMA, RDMA_BUSYPOLL, "epoll", "nio",
+                JAVA_VERBS, JAVA_VERBS_EVENTS, "ib_send_lat x2");
         for (int size : sizes()) {
-            double perf = 2 * number(perftest("ib_send_lat", size), "usec_typical");
-            double rdma = number(bench(RDMA, size), "rtt_p50_us");
-            double busy = number(bench(RDMA_BUSYPOLL, size), "rtt_p50_us");
-            double epoll = number(bench("epoll", size), "rtt_p50_us");
-            line(out, "%8d %-26s %-26s %-26s %-26s %15s %20s %22s %11s%n", size, percentiles(RDMA, size),
+            line(out, "%8d %-26s %-26s %-26s %-26s %-26s %-26s %15s%n", size, percentiles(RDMA, size),
                     percentiles(RDMA_BUSYPOLL, size), percentiles("epoll", size), percentiles("nio", size),
-                    fixed(perf, 1), fixed(rdma / perf, 2), fixed(busy / perf, 2), fixed(rdma / epoll, 2));
+                    percentiles(JAVA_VERBS, size), percentiles(JAVA_VERBS_EVENTS, size),
+                    fixed(sendLatencyRoundTrip(size), 1));
         }
+        out.append("\nRound trip ratios, p50 against p50\n");
+        line(out, "%8s %20s %24s %11s %20s %23s%n", "bytes", "rdma/ib_send_lat x2", "busypoll/ib_send_lat x2",
+                "rdma/epoll", "busypoll/java-verbs", "rdma/java-verbs-events");
+        for (int size : sizes()) {
+            double perf = sendLatencyRoundTrip(size);
+            double rdma = median(RDMA, size);
+            double busy = median(RDMA_BUSYPOLL, size);
+            line(out, "%8d %20s %24s %11s %20s %23s%n", size, fixed(rdma / perf, 2), fixed(busy / perf, 2),
+                    fixed(rdma / median("epoll", size), 2), fixed(busy / median(JAVA_VERBS, size), 2),
+                    fixed(rdma / median(JAVA_VERBS_EVENTS, size), 2));
+        }
+    }
+
+    /** Returns perftest's round trip at {@code size}: ib_send_lat's typical figure, which is half of one, doubled. */
+    private double sendLatencyRoundTrip(int size) {
+        return 2 * number(perftest("ib_send_lat", size), "usec_typical");
+    }
+
+    private double median(String transport, int size) {
+        return number(bench(transport, size), "rtt_p50_us");
     }
 
     private String percentiles(String transport, int size) {
@@ -235,7 +257,7 @@ public final class BenchmarkReport {
 
     private void costs(StringBuilder out) {
         out.append("\nCosts: process CPU time and event-loop allocation per message (stream) and per round trip\n");
-        line(out, "%8s %-13s %10s %12s %10s %11s %19s%n", "bytes", "transport", "CPU ms/MB", "alloc B/msg",
+        line(out, "%8s %-17s %10s %12s %10s %11s %19s%n", "bytes", "transport", "CPU ms/MB", "alloc B/msg",
                 "CPU us/rt", "alloc B/rt", "registered/channel");
         for (int size : sizes()) {
             for (String transport : TRANSPORTS) {
@@ -244,7 +266,7 @@ public final class BenchmarkReport {
                     continue;
                 }
                 double registered = number(fields, "registered_B_per_channel");
-                line(out, "%8d %-13s %10s %12s %10s %11s %19s%n", size, transport,
+                line(out, "%8d %-17s %10s %12s %10s %11s %19s%n", size, transport,
                         fixed(number(fields, "cpu_ms_per_MB"), 1), fixed(number(fields, "alloc_B_per_msg"), 1),
                         fixed(number(fields, "cpu_us_per_rtt"), 1), fixed(number(fields, "alloc_B_per_rtt"), 1),
                         Double.isNaN(registered) ? "-" : fixed(registered / (1 << 20), 2) + " MiB");
@@ -285,16 +307,32 @@ public final class BenchmarkReport {
         // ib_send_lat busy-polls its CQ: the like-for-like figure is the busy-polling transport's, where measured.
         String latencyTransport = bench(RDMA_BUSYPOLL, TARGET_LATENCY_SIZE).containsKey("rtt_p50_us")
                 ? RDMA_BUSYPOLL : RDMA;
-        double rdmaLatency = number(bench(latencyTransport, TARGET_LATENCY_SIZE), "rtt_p50_us");
-        double perfLatency = 2 * number(perftest("ib_send_lat", TARGET_LATENCY_SIZE), "usec_typical");
+        double rdmaLatency = median(latencyTransport, TARGET_LATENCY_SIZE);
+        double perfLatency = sendLatencyRoundTrip(TARGET_LATENCY_SIZE);
         double latencyRatio = rdmaLatency / perfLatency;
         target(out, latencyRatio <= TARGET_LATENCY_RATIO, Double.isNaN(latencyRatio),
                 String.format(Locale.ROOT, "64 B round trip <= %.1f x ib_send_lat's: %s p50 %s us is %s x %s us",
                         TARGET_LATENCY_RATIO, latencyTransport, fixed(rdmaLatency, 1), fixed(latencyRatio, 2),
-                        fixed(perfLatency, 1)));
+                        fixed(perfLatency, 1)) + latencyFloor(latencyTransport, rdmaLatency, perfLatency));
 
         garbageTarget(out);
         registeredMemoryTarget(out);
+    }
+
+    /**
+     * Returns, for the latency target's line, where the same round trip in plain Java on raw verbs lands
+     * (busy polling against busy polling, waiting against waiting), or nothing where it was not measured.
+     * Context only: the target is judged on the transport against perftest.
+     */
+    private String latencyFloor(String latencyTransport, double transportLatency, double perfLatency) {
+        String floor = RDMA_BUSYPOLL.equals(latencyTransport) ? JAVA_VERBS : JAVA_VERBS_EVENTS;
+        double floorLatency = median(floor, TARGET_LATENCY_SIZE);
+        if (Double.isNaN(floorLatency)) {
+            return "";
+        }
+        return String.format(Locale.ROOT, "; floor: %s p50 %s us is %s x %s us, %s is %s x %s", floor,
+                fixed(floorLatency, 1), fixed(floorLatency / perfLatency, 2), fixed(perfLatency, 1),
+                latencyTransport, fixed(transportLatency / floorLatency, 2), floor);
     }
 
     /**

@@ -17,6 +17,7 @@ package org.nettyrdma.example.bench;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -26,9 +27,10 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 
 /**
- * Reads what the benchmark's event loops cost: the process's CPU time and the bytes the loops' threads
- * allocated ({@code com.sun.management.ThreadMXBean.getThreadAllocatedBytes}), which, in the steady state
- * of a connection, is the garbage the pipeline and the transport make. Thread-safe.
+ * Reads what the benchmark's event loops (or the threads of {@link VerbsPingPong}) cost: the process's CPU
+ * time and the bytes the loops' threads allocated
+ * ({@code com.sun.management.ThreadMXBean.getThreadAllocatedBytes}), which, in the steady state of a
+ * connection, is the garbage the pipeline and the transport make. Thread-safe.
  */
 final class LoopMeter {
 
@@ -46,16 +48,26 @@ final class LoopMeter {
     /** Returns a meter of every event loop thread of {@code groups}, which it starts if they are not yet. */
     @SuppressWarnings("deprecation") // Thread.getId(): threadId() needs Java 19
     static LoopMeter of(EventLoopGroup... groups) throws InterruptedException, ExecutionException, TimeoutException {
-        if (THREADS.isThreadAllocatedMemorySupported() && !THREADS.isThreadAllocatedMemoryEnabled()) {
-            THREADS.setThreadAllocatedMemoryEnabled(true);
-        }
         List<Long> ids = new ArrayList<>();
         for (EventLoopGroup group : groups) {
             for (EventExecutor executor : group) {
                 ids.add(executor.submit(() -> Thread.currentThread().getId()).get(10, TimeUnit.SECONDS));
             }
         }
-        return new LoopMeter(ids.stream().mapToLong(Long::longValue).toArray());
+        return ofThreadIds(ids.stream().mapToLong(Long::longValue).toArray());
+    }
+
+    /** Returns a meter of {@code threads}, which do the work themselves instead of event loops. */
+    @SuppressWarnings("deprecation") // Thread.getId(): threadId() needs Java 19
+    static LoopMeter of(Thread... threads) {
+        return ofThreadIds(Arrays.stream(threads).mapToLong(Thread::getId).toArray());
+    }
+
+    private static LoopMeter ofThreadIds(long[] threadIds) {
+        if (THREADS.isThreadAllocatedMemorySupported() && !THREADS.isThreadAllocatedMemoryEnabled()) {
+            THREADS.setThreadAllocatedMemoryEnabled(true);
+        }
+        return new LoopMeter(threadIds);
     }
 
     /** Returns the current readings, with {@code count} (bytes or round trips) read by the caller. */

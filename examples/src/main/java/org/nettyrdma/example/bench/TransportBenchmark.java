@@ -124,7 +124,7 @@ public final class TransportBenchmark {
             ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         }
         TransportBenchmark benchmark = new TransportBenchmark(transport, resolve(host), sizes, warmup, time);
-        startWatchdog(transport, benchmark.deadlineSeconds());
+        startWatchdog(transport.displayName(), benchmark.deadlineSeconds());
         List<Result> results = benchmark.run(System.out);
         for (Result result : results) {
             System.out.println(result.toLine());
@@ -151,14 +151,18 @@ public final class TransportBenchmark {
         return Math.min(SETTLE_NANOS, warmupNanos);
     }
 
-    private static void startWatchdog(Transport transport, long seconds) {
+    /**
+     * Starts a daemon thread that prints a {@code bench} line with an error for {@code transport} and halts
+     * the JVM with status 3 after {@code seconds}: a benchmark that hangs must still end, and say so.
+     */
+    static void startWatchdog(String transport, long seconds) {
         Thread watchdog = new Thread(() -> {
             try {
                 Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
             } catch (InterruptedException e) {
                 return;
             }
-            System.out.println("bench transport=" + transport.displayName() + " error=watchdog: no result after "
+            System.out.println("bench transport=" + transport + " error=watchdog: no result after "
                     + seconds + " s");
             System.out.flush();
             Runtime.getRuntime().halt(3);
@@ -457,11 +461,12 @@ public final class TransportBenchmark {
         }
     }
 
-    private static double micros(long nanos) {
+    static double micros(long nanos) {
         return nanos / 1e3;
     }
 
-    private static String describe(Throwable t) {
+    /** Returns the message of {@code t} followed by its causes'. */
+    static String describe(Throwable t) {
         StringBuilder text = new StringBuilder(String.valueOf(t.getMessage()));
         for (Throwable cause = t.getCause(); cause != null; cause = cause.getCause()) {
             text.append(": ").append(cause);

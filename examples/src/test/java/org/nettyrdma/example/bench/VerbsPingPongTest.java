@@ -1,0 +1,77 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.example.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.nettyrdma.channel.rdma.internal.NativeLibrary;
+
+/**
+ * The raw-verbs floor: its arguments and deadline anywhere, its ping-pong where an RDMA device is (the rxe
+ * VM sets {@code RDMA_TEST_ADDRESS}). No figure is checked but that the steady state allocates nothing.
+ */
+class VerbsPingPongTest {
+
+    @Test
+    void theDeadlineCoversEverySize() {
+        VerbsPingPong pingPong = new VerbsPingPong(InetAddress.getLoopbackAddress(), new int[] {64, 4096, 65536},
+                false, 2, 3);
+        assertTrue(pingPong.deadlineSeconds() > 3 * (2 + 3), String.valueOf(pingPong.deadlineSeconds()));
+        assertEquals("java-verbs", pingPong.name());
+    }
+
+    @Test
+    void aSizeBelowOneByteIsRefused() {
+        assertThrows(IllegalArgumentException.class,
+                () -> new VerbsPingPong(InetAddress.getLoopbackAddress(), new int[] {64, 0}, false, 1, 1));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void pingPongsEverySizeOverTheDevice(boolean waitForEvents) throws Exception {
+        String address = System.getenv("RDMA_TEST_ADDRESS");
+        assumeTrue(address != null && !address.isEmpty() && NativeLibrary.isLoaded(),
+                "needs an RDMA device at $RDMA_TEST_ADDRESS and the native library");
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        VerbsPingPong pingPong = new VerbsPingPong(InetAddress.getByName(address), new int[] {64, 65536},
+                waitForEvents, 0.5, 0.5);
+        List<Result> results = pingPong.run(new PrintStream(printed, true, StandardCharsets.UTF_8));
+
+        assertEquals(2, results.size());
+        for (Result result : results) {
+            assertNull(result.error());
+            assertEquals(waitForEvents ? "java-verbs-events" : "java-verbs", result.transport());
+            Result.RoundTrip roundTrip = result.roundTrip();
+            assertNotNull(roundTrip);
+            assertTrue(roundTrip.roundTrips() > 0 && roundTrip.p50Micros() > 0, roundTrip.toString());
+            assertTrue(roundTrip.allocatedBytesPerRoundTrip() < 1, "steady state allocates: " + roundTrip);
+        }
+    }
+}
