@@ -42,6 +42,7 @@ import com.ibm.disni.verbs.SVCPollCq;
 import com.ibm.disni.verbs.SVCPostRecv;
 import com.ibm.disni.verbs.SVCPostSend;
 import com.ibm.disni.verbs.SVCReqNotify;
+import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 
 /**
  * One end of {@link VerbsPingPong}'s connection, on DiSNI's verbs and nothing else: a protection domain,
@@ -70,10 +71,9 @@ final class VerbsPeer implements AutoCloseable {
     private static final int SIGNAL_INTERVAL = SEND_QUEUE_DEPTH / 2;
     /** The transport's default {@code MAX_INLINE_DATA}. */
     private static final int MAX_INLINE = 128;
-    /** rdma_cm's transport retries: 6, as the transport's (rxe reads 7 as "retry for ever"). */
-    private static final byte RETRY_COUNT = 6;
-    /** Receiver-not-ready retries for ever: DiSNI's default of 0 breaks the connection on the first. */
-    private static final byte RNR_RETRY_COUNT = 7;
+    /** The transport's retry counts ({@link RdmaProtocol#RETRY_COUNT}), as DiSNI's connect takes them. */
+    private static final byte RETRY_COUNT = (byte) RdmaProtocol.RETRY_COUNT;
+    private static final byte RNR_RETRY_COUNT = (byte) RdmaProtocol.RNR_RETRY_COUNT;
     private static final int CM_TIMEOUT_MILLIS = 20_000;
     /** A wait for a message that takes longer is a stuck connection. */
     private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(20);

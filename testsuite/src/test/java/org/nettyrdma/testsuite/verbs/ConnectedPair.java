@@ -33,6 +33,7 @@ import com.ibm.disni.verbs.RdmaConnParam;
 import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.impl.NatObject;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
+import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 
 /**
  * A client and a server endpoint connected over RDMA CM on the test device, set up the way the
@@ -51,10 +52,9 @@ import org.nettyrdma.channel.rdma.internal.RdmaNative;
 final class ConnectedPair implements AutoCloseable {
 
     static final byte[] ACCEPT_PRIVATE_DATA = "netty-rdma accept".getBytes(StandardCharsets.US_ASCII);
-    /** rdma_cm's transport retry limit: 6, as the transport's (rxe reads 7 as "retry for ever"). */
-    static final byte RETRY_COUNT = 6;
-    /** Receiver-not-ready retries: 7 means retry for ever. */
-    static final byte RNR_RETRY_COUNT = 7;
+    /** The transport's retry counts ({@link RdmaProtocol#RETRY_COUNT}), as DiSNI's connect takes them. */
+    static final byte RETRY_COUNT = (byte) RdmaProtocol.RETRY_COUNT;
+    static final byte RNR_RETRY_COUNT = (byte) RdmaProtocol.RNR_RETRY_COUNT;
     /** Size of each pre-posted receive. */
     static final int RECEIVE_SIZE = 4096;
     /** Work request id of the client's first pre-posted receive. */

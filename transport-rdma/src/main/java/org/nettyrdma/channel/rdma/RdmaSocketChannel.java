@@ -70,14 +70,6 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaSocketChannel.class);
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
-    /**
-     * Transport retries before a work request fails with {@code RETRY_EXC_ERR}. Not 7: rxe reads 7 as
-     * "retry for ever", so a peer that vanished without a disconnect would never be noticed. The
-     * passive side of RDMA CM takes the requester's value.
-     */
-    private static final int RETRY_COUNT = 6;
-    /** Receiver-not-ready retries: 7 means retry for ever, as the IB spec says (DiSNI's 0 dies at once). */
-    private static final int RNR_RETRY_COUNT = 7;
     /** How long a closing channel waits for its last sends before it disconnects anyway. */
     private static final long LINGER_MILLIS = 2000;
 
@@ -550,7 +542,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 openConnection();
                 // The HELLO answers the peer's (RdmaConnection): a Send posted now could reach the
                 // peer's queue pair before its CM has made it ready to receive, and be dropped.
-                RdmaNative.accept(id, RNR_RETRY_COUNT, 0, 0);
+                RdmaNative.accept(id, RdmaProtocol.RNR_RETRY_COUNT, 0, 0);
                 local = readAddress(true);
                 remote = readAddress(false);
             } catch (Throwable t) {
@@ -585,7 +577,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                         break;
                     case CmEvent.ROUTE_RESOLVED:
                         openConnection();
-                        DisniNative.dispatcher()._connect(id, RETRY_COUNT, RNR_RETRY_COUNT, 0, (byte) 0);
+                        DisniNative.dispatcher()._connect(id, RdmaProtocol.RETRY_COUNT,
+                                RdmaProtocol.RNR_RETRY_COUNT, 0, (byte) 0);
                         connectStage = "the server to accept (RDMA CM ESTABLISHED)";
                         break;
                     case CmEvent.ESTABLISHED:
