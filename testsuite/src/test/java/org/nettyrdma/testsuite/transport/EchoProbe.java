@@ -49,6 +49,22 @@ final class EchoProbe extends SimpleChannelInboundHandler<ByteBuf> {
         received = Unpooled.buffer(total);
     }
 
+    /** Returns the bytes of all pieces together. */
+    int totalBytes() {
+        return expected.length;
+    }
+
+    /** Returns how many pieces that carry bytes {@link #writeAll} writes, each in a flush of its own. */
+    int nonEmptyPieces() {
+        int pieces = 0;
+        for (int size : sizes) {
+            if (size > 0) {
+                pieces++;
+            }
+        }
+        return pieces;
+    }
+
     /** Writes every piece, waiting for each write to complete before the next. */
     void writeAll(Channel channel) throws InterruptedException {
         int offset = 0;

@@ -16,11 +16,13 @@
 package org.nettyrdma.testsuite.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.Channel;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 
@@ -53,6 +55,14 @@ class RdmaInlineSendTest {
         assertEquals(maxInline, client.metrics().maxInlineData(), "largest inline Send");
         probe.writeAll(client);
         probe.assertEchoed(60);
+        // Every piece is smaller than a slot: one Send each, copied, and the echo comes back by Send too.
+        RdmaChannelMetrics metrics = client.metrics();
+        assertEquals(probe.nonEmptyPieces(), metrics.sends(), () -> "one Send per flush: " + metrics);
+        assertEquals(probe.totalBytes(), metrics.sendBytes(), () -> "bytes sent: " + metrics);
+        assertEquals(probe.totalBytes(), metrics.copiedBytes(), () -> "Sends copy: " + metrics);
+        assertEquals(0, metrics.rdmaWrites(), () -> "no RDMA Write: " + metrics);
+        assertEquals(probe.totalBytes(), metrics.receivedBytes(), () -> "bytes echoed: " + metrics);
+        assertTrue(metrics.receivedSends() > 0 && metrics.controlMessages() > 0, () -> "HELLO counted: " + metrics);
 
         client.close().sync();
         server.close().sync();
