@@ -24,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaLoopMetrics;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 
 /**
@@ -63,6 +64,12 @@ class RdmaInlineSendTest {
         assertEquals(0, metrics.rdmaWrites(), () -> "no RDMA Write: " + metrics);
         assertEquals(probe.totalBytes(), metrics.receivedBytes(), () -> "bytes echoed: " + metrics);
         assertTrue(metrics.receivedSends() > 0 && metrics.controlMessages() > 0, () -> "HELLO counted: " + metrics);
+        // The client's loop carries this test's channels only (the fixture's group is per test): it
+        // dispatched a completion for each of the client's receives and for its last Send at least.
+        RdmaLoopMetrics loop = client.loopMetrics();
+        assertTrue(loop.completions() > metrics.receivedSends(), () -> "receives and sends completed: " + loop);
+        assertTrue(loop.wakeUps() > 0 && loop.arms() > 0, () -> "the loop waited and was woken: " + loop);
+        assertEquals(0, loop.busyPolls(), () -> "no busy polling asked for: " + loop);
 
         client.close().sync();
         server.close().sync();

@@ -71,7 +71,8 @@ public final class RdmaIoHandler implements IoHandler {
      * Returns a factory of handlers for {@code MultiThreadIoEventLoopGroup} that busy-poll: a loop
      * with nothing to do polls its completion queues for up to {@code busyPollMicros} before it waits
      * in epoll, so a completion that arrives meanwhile is handled without the completion channel's
-     * wake-up (a system call and a thread switch). This trades a core's time for latency: each loop
+     * wake-up (a thread switch and the system calls that read the event and re-arm the queue; the
+     * queue stays unarmed while the loop spins). This trades a core's time for latency: each loop
      * spins that long whenever it runs out of work. 0 turns it off.
      */
     public static IoHandlerFactory newFactory(int busyPollMicros) {
@@ -101,14 +102,26 @@ public final class RdmaIoHandler implements IoHandler {
             nonBlocking.delegate = context;
             return completions + epoll.run(nonBlocking);
         }
-        if (busyPollNanos > 0 && context.canBlock() && loop.hasCompletionQueues()) {
-            int completions = busyPoll(context);
-            if (completions > 0) {
-                // Work was found: the loop's other fds are looked at without waiting, then the loop
-                // runs its tasks (the completions may have queued some) and comes back.
-                nonBlocking.delegate = context;
-                return completions + epoll.run(nonBlocking);
-            }
+        if (!loop.hasCompletionQueues()) {
+            return epoll.run(context);
+        }
+        int completions;
+        if (busyPollNanos > 0 && context.canBlock()) {
+            completions = busyPoll(context);
+        } else {
+            // A CQ stays unarmed after a wake-up (CompletionQueue): what completed since, such as
+            // the sends the last completions' handlers posted, is found here without an event.
+            completions = loop.pollUnarmedCompletionQueues();
+        }
+        if (completions == 0 && context.canBlock()) {
+            // About to wait: completions from now on must wake the loop.
+            completions = loop.armCompletionQueues();
+        }
+        if (completions > 0) {
+            // Work was found: the loop's other fds are looked at without waiting, then the loop
+            // runs its tasks (the completions may have queued some) and comes back.
+            nonBlocking.delegate = context;
+            return completions + epoll.run(nonBlocking);
         }
         return epoll.run(context);
     }
@@ -122,10 +135,12 @@ public final class RdmaIoHandler implements IoHandler {
         do {
             int completions = loop.pollCompletionQueues();
             if (completions > 0) {
+                loop.busyPolled(true);
                 return completions;
             }
             Thread.onSpinWait();
         } while (context.canBlock() && System.nanoTime() - deadline < 0);
+        loop.busyPolled(false);
         return 0;
     }
 

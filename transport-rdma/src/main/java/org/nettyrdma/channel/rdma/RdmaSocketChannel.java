@@ -172,6 +172,16 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         return connection != null ? connection.metrics(true) : metricsAtClose;
     }
 
+    /**
+     * Returns what this channel's event loop did with its completion queues so far, for all of the
+     * loop's RDMA channels together: wake-ups, completions, arms, busy polling. Counted on the loop:
+     * read on another thread, the snapshot may lag. Zeros before the channel is registered.
+     */
+    public RdmaLoopMetrics loopMetrics() {
+        RdmaLoop loop = this.loop;
+        return loop != null ? loop.counters().snapshot() : RdmaLoopMetrics.NONE;
+    }
+
     @Override
     public boolean isInputShutdown() {
         return inputShutdown || !isActive();

@@ -35,12 +35,16 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * The completion queue of one event loop on one device, shared by all of that loop's queue pairs on
  * the device, with its completion channel watched by the loop's epoll.
  *
- * <p>When the channel's fd is readable: take every pending event (epoll is level-triggered), ack,
- * re-arm, and only then poll the CQ; a completion landing between the last poll and the re-arm would
- * otherwise raise no event and sit unseen. A wake-up polls until the CQ is empty or a budget is spent;
- * then the CQ has a backlog, which the loop polls on its next turn without waiting (RdmaIoHandler),
- * after its other fds and tasks had their turn. Completions are polled in batches into one direct
- * array and dispatched by QP number without allocating.
+ * <p>Arming is one-shot and lazy. When the channel's fd is readable: take every pending event (epoll
+ * is level-triggered), ack, and poll; the CQ stays unarmed. The loop polls an unarmed CQ on each turn
+ * and arms it only when it is about to wait ({@link #armAndPoll()}), polling once more after the arm,
+ * since a completion that landed before it raises no event. So the completions that follow a
+ * wake-up closely (the send completion of the reply its handlers just posted, or whatever a busy
+ * polling loop finds) cost no event, no {@code read} of the channel and no re-arm: a system call
+ * each. A wake-up polls until the CQ is empty or a budget is spent; then the CQ has a backlog, which
+ * the loop polls on its next turn without waiting (RdmaIoHandler), after its other fds and tasks had
+ * their turn. Completions are polled in batches into one direct array and dispatched by QP number
+ * without allocating.
  *
  * <p>Used on its event loop only.
  */
@@ -67,6 +71,7 @@ public final class CompletionQueue implements EpollIoHandle {
 
     private final NativeDispatcher verbs = DisniNative.dispatcher();
     private final RdmaDevice device;
+    private final LoopCounters counters;
     private final long completionChannel;
     private final long cq;
     private final int capacity;
@@ -78,11 +83,17 @@ public final class CompletionQueue implements EpollIoHandle {
     private int reservedEntries;
     /** The last poll stopped at its budget: completions may wait, and no event will announce them. */
     private boolean backlog;
+    /** The next completion raises an event on the channel; an event disarms the CQ. */
+    private boolean armed;
     private boolean closed;
 
-    /** Creates a CQ of {@code capacity} entries (at most the device's limit) with its channel. */
-    public CompletionQueue(RdmaDevice device, int capacity) throws IOException {
+    /**
+     * Creates a CQ of {@code capacity} entries (at most the device's limit) with its channel, counting
+     * into its loop's {@code counters}.
+     */
+    public CompletionQueue(RdmaDevice device, int capacity, LoopCounters counters) throws IOException {
         this.device = device;
+        this.counters = counters;
         this.capacity = Math.min(capacity, device.maxCqe());
         completionChannel = verbs._createCompChannel(device.context());
         long created;
@@ -151,8 +162,9 @@ public final class CompletionQueue implements EpollIoHandle {
             }
             if (events > 0) {
                 verbs._ackCqEvent(cq, events);
+                armed = false;
+                counters.wakeUps += events;
             }
-            arm();
             poll(POLL_BUDGET);
         } catch (IOException e) {
             // Only a broken device fails here; every QP on the CQ is lost with it.
@@ -172,6 +184,25 @@ public final class CompletionQueue implements EpollIoHandle {
      */
     public int drain() throws IOException {
         return poll(capacity);
+    }
+
+    /**
+     * Arms the CQ, unless it is armed, and then polls it: the loop calls this before it waits, and a
+     * completion that landed before the arm would raise no event.
+     *
+     * @return the number of completions dispatched; 0 if the CQ was armed already
+     */
+    public int armAndPoll() throws IOException {
+        if (armed || closed) {
+            return 0;
+        }
+        arm();
+        return poll(POLL_BUDGET);
+    }
+
+    /** Returns {@code true} if the next completion raises an event, so the loop may wait for it. */
+    public boolean isArmed() {
+        return armed;
     }
 
     /** Returns {@code true} if the last poll stopped at its budget with completions possibly left. */
@@ -206,6 +237,7 @@ public final class CompletionQueue implements EpollIoHandle {
                 }
             }
             total += n;
+            counters.completions += n;
             if (n < POLL_BATCH) {
                 return total;
             }
@@ -221,6 +253,8 @@ public final class CompletionQueue implements EpollIoHandle {
         if (result != 0) {
             throw new IOException("ibv_req_notify_cq failed on " + device + ": " + result);
         }
+        armed = true;
+        counters.arms++;
     }
 
     @Override

@@ -44,6 +44,12 @@ public final class RdmaLoop {
     /** Completion queue entries per loop and device; each connection reserves what it can have in flight. */
     private static final int CQ_ENTRIES = 16384;
 
+    /** What {@link #eachCompletionQueue(int)} does to each queue. */
+    private static final int POLL = 0;
+    private static final int POLL_UNARMED = 1;
+    private static final int ARM = 2;
+    private static final int DRAIN = 3;
+
     private final IoHandler epoll;
     /**
      * One per device the loop's channels use (a handful at most): a list, searched by device and
@@ -53,6 +59,7 @@ public final class RdmaLoop {
     private final List<IoRegistration> registrations = new ArrayList<>();
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final Set<Runnable> lingering = new LinkedHashSet<>();
+    private final LoopCounters counters = new LoopCounters();
     private CmEventDispatcher cm;
 
     /** Creates the state of a loop whose fds are watched by {@code epoll}. */
@@ -79,7 +86,7 @@ public final class RdmaLoop {
             }
         }
         if (cq == null) {
-            cq = new CompletionQueue(device, CQ_ENTRIES);
+            cq = new CompletionQueue(device, CQ_ENTRIES, counters);
             register(new Watched(cq), cq);
             completionQueueList.add(cq);
         }
@@ -108,20 +115,53 @@ public final class RdmaLoop {
      * @return the number of completions dispatched
      */
     public int pollCompletionQueues() {
-        return pollCompletionQueues(false);
+        return eachCompletionQueue(POLL);
+    }
+
+    /**
+     * Polls the completion queues that are not armed: no event announces their completions, so the
+     * loop looks on every turn until it arms them.
+     *
+     * @return the number of completions dispatched
+     */
+    public int pollUnarmedCompletionQueues() {
+        return eachCompletionQueue(POLL_UNARMED);
+    }
+
+    /**
+     * Arms the completion queues that are not armed, before the loop waits, and polls them once
+     * more: what completed before the arm raises no event.
+     *
+     * @return the number of completions dispatched; if not 0, the loop must not wait
+     */
+    public int armCompletionQueues() {
+        return eachCompletionQueue(ARM);
     }
 
     /** Dispatches every completion in the loop's queues now: before a disconnect is handled. */
     public void drainCompletionQueues() {
-        pollCompletionQueues(true);
+        eachCompletionQueue(DRAIN);
     }
 
-    private int pollCompletionQueues(boolean drain) {
+    private int eachCompletionQueue(int action) {
         int total = 0;
         for (int i = 0; i < completionQueueList.size(); i++) {
             CompletionQueue cq = completionQueueList.get(i);
             try {
-                total += drain ? cq.drain() : cq.poll();
+                switch (action) {
+                    case DRAIN:
+                        total += cq.drain();
+                        break;
+                    case POLL_UNARMED:
+                        total += cq.isArmed() ? 0 : cq.poll();
+                        break;
+                    case ARM:
+                        total += cq.armAndPoll();
+                        break;
+                    default:
+                        total += cq.poll();
+                        break;
+                }
             } catch (IOException e) {
                 logger.warn("polling {} failed", cq.device(), e);
             }
@@ -140,6 +180,19 @@ public final class RdmaLoop {
             }
         }
         return false;
+    }
+
+    /** Returns what the loop did with its completion queues so far. */
+    public LoopCounters counters() {
+        return counters;
+    }
+
+    /** Counts a spin on the completion queues before waiting, and whether it found completions. */
+    public void busyPolled(boolean hit) {
+        counters.busyPolls++;
+        if (hit) {
+            counters.busyPollHits++;
+        }
     }
 
     /** Returns {@code true} once the loop has a completion queue (a channel of it reached a device). */
