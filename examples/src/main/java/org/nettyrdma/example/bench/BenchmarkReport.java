@@ -256,9 +256,10 @@ public final class BenchmarkReport {
     }
 
     private void costs(StringBuilder out) {
-        out.append("\nCosts: process CPU time and event-loop allocation per message (stream) and per round trip\n");
-        line(out, "%8s %-17s %10s %12s %10s %11s %19s%n", "bytes", "transport", "CPU ms/MB", "alloc B/msg",
-                "CPU us/rt", "alloc B/rt", "registered/channel");
+        out.append("\nCosts: process CPU time and event-loop allocation per message (stream) and per round trip;"
+                + " kernel %: the event loops' CPU time in the kernel (stream)\n");
+        line(out, "%8s %-17s %10s %9s %12s %10s %11s %12s %19s%n", "bytes", "transport", "CPU ms/MB", "kernel %",
+                "alloc B/msg", "CPU us/rt", "alloc B/rt", "wake-ups/rt", "registered/channel");
         for (int size : sizes()) {
             for (String transport : TRANSPORTS) {
                 Map<String, String> fields = bench(transport, size);
@@ -266,10 +267,11 @@ public final class BenchmarkReport {
                     continue;
                 }
                 double registered = number(fields, "registered_B_per_channel");
-                line(out, "%8d %-17s %10s %12s %10s %11s %19s%n", size, transport,
-                        fixed(number(fields, "cpu_ms_per_MB"), 1), fixed(number(fields, "alloc_B_per_msg"), 1),
+                line(out, "%8d %-17s %10s %9s %12s %10s %11s %12s %19s%n", size, transport,
+                        fixed(number(fields, "cpu_ms_per_MB"), 1), fixed(100 * number(fields, "loop_kernel_share"), 0),
+                        fixed(number(fields, "alloc_B_per_msg"), 1),
                         fixed(number(fields, "cpu_us_per_rtt"), 1), fixed(number(fields, "alloc_B_per_rtt"), 1),
-                        Double.isNaN(registered) ? "-" : fixed(registered / (1 << 20), 2) + " MiB");
+                        fixed(number(fields, "wakeups_per_rtt"), 2), Double.isNaN(registered) ? "-" : fixed(registered / (1 << 20), 2) + " MiB");
             }
         }
     }

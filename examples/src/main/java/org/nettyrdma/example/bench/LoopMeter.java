@@ -72,7 +72,19 @@ final class LoopMeter {
 
     /** Returns the current readings, with {@code count} (bytes or round trips) read by the caller. */
     Sample sample(long count) {
-        return new Sample(System.nanoTime(), count, OS.getProcessCpuTime(), allocatedBytes());
+        long loopCpu = 0;
+        long loopUser = 0;
+        for (long id : threadIds) {
+            long cpu = THREADS.getThreadCpuTime(id);
+            long user = THREADS.getThreadUserTime(id);
+            if (cpu < 0 || user < 0) {
+                loopCpu = -1;
+                break;
+            }
+            loopCpu += cpu;
+            loopUser += user;
+        }
+        return new Sample(System.nanoTime(), count, OS.getProcessCpuTime(), allocatedBytes(), loopCpu, loopUser);
     }
 
     /** Returns the bytes the loops' threads allocated so far, or -1 where the JVM cannot tell. */
@@ -90,8 +102,12 @@ final class LoopMeter {
         return sum;
     }
 
-    /** One reading: when, how much work was done, CPU time of the process, bytes the loops allocated. */
-    record Sample(long nanos, long count, long cpuNanos, long allocatedBytes) {
+    /**
+     * One reading: when, how much work was done, CPU time of the process, bytes the loops allocated, and
+     * the loops' own CPU time, all of it and in user mode ({@code loopCpuNanos} -1 where the JVM
+     * cannot tell).
+     */
+    record Sample(long nanos, long count, long cpuNanos, long allocatedBytes, long loopCpuNanos, long loopUserNanos) {
 
         double secondsSince(Sample earlier) {
             return (nanos - earlier.nanos) / 1e9;
@@ -103,6 +119,19 @@ final class LoopMeter {
 
         double cpuNanosSince(Sample earlier) {
             return cpuNanos < 0 || earlier.cpuNanos < 0 ? Double.NaN : cpuNanos - earlier.cpuNanos;
+        }
+
+        /**
+         * Returns the share of the loops' CPU time spent in the kernel since {@code earlier}: for RDMA
+         * on rxe that is the device's own work (packets, checksums, copies), done in the poster's
+         * system calls and in softirqs that interrupt it.
+         */
+        double loopKernelShareSince(Sample earlier) {
+            if (loopCpuNanos < 0 || earlier.loopCpuNanos < 0 || loopCpuNanos == earlier.loopCpuNanos) {
+                return Double.NaN;
+            }
+            double cpu = loopCpuNanos - earlier.loopCpuNanos;
+            return (cpu - (loopUserNanos - earlier.loopUserNanos)) / cpu;
         }
 
         double allocatedBytesSince(Sample earlier) {

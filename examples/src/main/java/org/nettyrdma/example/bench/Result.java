@@ -39,9 +39,11 @@ public record Result(String transport, int size, Stream stream, RoundTrip roundT
      * @param allocatedBytesPerMessage bytes the two event loop threads allocated per message
      * @param registeredBytesPerChannel memory registered with the device per channel (each connection
      *        has two: the client's and the server's), at the end of the phase; -1 for TCP
+     * @param loopKernelShare the share of the event loop threads' CPU time spent in the kernel, NaN
+     *        where unknown
      */
     public record Stream(double mibPerSecond, long messages, double cpuMillisPerMib, double allocatedBytesPerMessage,
-                         long registeredBytesPerChannel) {
+                         long registeredBytesPerChannel, double loopKernelShare) {
     }
 
     /**
@@ -53,9 +55,14 @@ public record Result(String transport, int size, Stream stream, RoundTrip roundT
      * @param p999Micros the 99.9th percentile, in microseconds
      * @param cpuMicrosPerRoundTrip CPU time of the whole process per round trip, in microseconds
      * @param allocatedBytesPerRoundTrip bytes the two event loop threads allocated per round trip
+     * @param wakeUpsPerRoundTrip completion channel wake-ups of the two event loops per round trip;
+     *        NaN for TCP
+     * @param completionsPerRoundTrip work completions the two event loops dispatched per round trip;
+     *        NaN for TCP
      */
     public record RoundTrip(long roundTrips, double p50Micros, double p99Micros, double p999Micros,
-                            double cpuMicrosPerRoundTrip, double allocatedBytesPerRoundTrip) {
+                            double cpuMicrosPerRoundTrip, double allocatedBytesPerRoundTrip,
+                            double wakeUpsPerRoundTrip, double completionsPerRoundTrip) {
     }
 
     /**
@@ -70,11 +77,18 @@ public record Result(String transport, int size, Stream stream, RoundTrip roundT
             if (stream.registeredBytesPerChannel >= 0) {
                 line.append(" registered_B_per_channel=").append(stream.registeredBytesPerChannel);
             }
+            if (!Double.isNaN(stream.loopKernelShare)) {
+                line.append(format(" loop_kernel_share=%.2f", stream.loopKernelShare));
+            }
         }
         if (roundTrip != null) {
             line.append(format(" rtt_p50_us=%.1f rtt_p99_us=%.1f rtt_p999_us=%.1f round_trips=%d cpu_us_per_rtt=%.1f"
                     + " alloc_B_per_rtt=%.1f", roundTrip.p50Micros, roundTrip.p99Micros, roundTrip.p999Micros,
                     roundTrip.roundTrips, roundTrip.cpuMicrosPerRoundTrip, roundTrip.allocatedBytesPerRoundTrip));
+            if (!Double.isNaN(roundTrip.wakeUpsPerRoundTrip)) {
+                line.append(format(" wakeups_per_rtt=%.2f completions_per_rtt=%.2f", roundTrip.wakeUpsPerRoundTrip,
+                        roundTrip.completionsPerRoundTrip));
+            }
         }
         if (error != null) {
             line.append(" error=").append(error.replace('\n', ' '));

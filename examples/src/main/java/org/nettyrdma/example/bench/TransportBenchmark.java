@@ -45,6 +45,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ResourceLeakDetector;
 import org.HdrHistogram.Histogram;
+import org.nettyrdma.channel.rdma.RdmaLoopMetrics;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.example.ExampleOptions;
 import org.nettyrdma.example.Transport;
@@ -357,12 +359,14 @@ public final class TransportBenchmark {
                     return null;
                 });
                 LoopMeter.Sample start = meter.sample(0);
+                long[] loopsAtStart = loopCounts(client, echo.channel());
                 pause(window);
                 LoopMeter.Sample end = meter.sample(pingPong.roundTrips());
+                long[] loopsAtEnd = loopCounts(client, echo.channel());
                 Histogram histogram = onLoop(client, pingPong::stop);
                 checkHealthy(client, pingPong.failure(), echo.failure());
                 if (window > 0) {
-                    figures = roundTripFigures(start, end, histogram);
+                    figures = roundTripFigures(start, end, histogram, loopsAtStart, loopsAtEnd);
                 } else if (pingPong.roundTrips() == 0) {
                     throw new IOException("no round trip completed: the connection is stuck");
                 } else {
@@ -388,18 +392,38 @@ public final class TransportBenchmark {
             // Both channels of the one open connection are in this process.
             return new Result.Stream(mib / end.secondsSince(start), (long) messages,
                     end.cpuNanosSince(start) / 1e6 / mib, end.allocatedBytesSince(start) / messages,
-                    registered < 0 ? -1 : registered / 2);
+                    registered < 0 ? -1 : registered / 2, end.loopKernelShareSince(start));
         }
 
-        private Result.RoundTrip roundTripFigures(LoopMeter.Sample start, LoopMeter.Sample end, Histogram histogram)
-                throws IOException {
+        private Result.RoundTrip roundTripFigures(LoopMeter.Sample start, LoopMeter.Sample end, Histogram histogram,
+                                                  long[] loopsAtStart, long[] loopsAtEnd) throws IOException {
             long roundTrips = end.countSince(start);
             if (roundTrips <= 0) {
                 throw new IOException("no round trip completed in the measured time: the connection is stuck");
             }
+            double wakeUps = Double.NaN;
+            double completions = Double.NaN;
+            if (loopsAtStart != null && loopsAtEnd != null) {
+                wakeUps = (loopsAtEnd[0] - loopsAtStart[0]) / (double) roundTrips;
+                completions = (loopsAtEnd[1] - loopsAtStart[1]) / (double) roundTrips;
+            }
             return new Result.RoundTrip(roundTrips, micros(histogram.getValueAtPercentile(50)),
                     micros(histogram.getValueAtPercentile(99)), micros(histogram.getValueAtPercentile(99.9)),
-                    end.cpuNanosSince(start) / 1e3 / roundTrips, end.allocatedBytesSince(start) / roundTrips);
+                    end.cpuNanosSince(start) / 1e3 / roundTrips, end.allocatedBytesSince(start) / roundTrips,
+                    wakeUps, completions);
+        }
+
+        /**
+         * Returns the wake-ups and completions of the client's and the server's event loops together
+         * (each connection end has a loop of its own), or {@code null} for TCP.
+         */
+        private long[] loopCounts(Channel client, Channel server) {
+            if (!(client instanceof RdmaSocketChannel) || !(server instanceof RdmaSocketChannel)) {
+                return null;
+            }
+            RdmaLoopMetrics a = ((RdmaSocketChannel) client).loopMetrics();
+            RdmaLoopMetrics b = ((RdmaSocketChannel) server).loopMetrics();
+            return new long[] {a.wakeUps() + b.wakeUps(), a.completions() + b.completions()};
         }
 
         private Channel connect(SocketAddress address, ChannelHandler handler) throws IOException, InterruptedException {

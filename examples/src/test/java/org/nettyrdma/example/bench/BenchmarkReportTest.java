@@ -37,8 +37,9 @@ class BenchmarkReportTest {
         "perftest ib_send_bw size=4096 error=exit-status-1",
         "bench-env transport=rdma host=10.77.0.1 java=17.0.15 cpus=2",
         "bench transport=rdma size=64 MBps=2.00 messages=100 cpu_ms_per_MB=400.0 alloc_B_per_msg=48.0"
-                + " registered_B_per_channel=2621440 rtt_p50_us=60.0 rtt_p99_us=200.0 rtt_p999_us=900.0"
-                + " round_trips=1000 cpu_us_per_rtt=90.0 alloc_B_per_rtt=96.0",
+                + " registered_B_per_channel=2621440 loop_kernel_share=0.40 rtt_p50_us=60.0 rtt_p99_us=200.0 rtt_p999_us=900.0"
+                + " round_trips=1000 cpu_us_per_rtt=90.0 alloc_B_per_rtt=96.0 wakeups_per_rtt=2.25"
+                + " completions_per_rtt=4.00",
         "bench transport=rdma size=65536 MBps=40.00 messages=100 cpu_ms_per_MB=30.0 alloc_B_per_msg=0.5"
                 + " registered_B_per_channel=2621440 error=round trip: no round trip completed in the measured time",
         "bench-end transport=rdma registered_B_after_shutdown=0",
@@ -99,8 +100,10 @@ class BenchmarkReportTest {
                 "250.0", "30.0"), row(report, "Round trip:", "64"));
         // busy polling against busy polling: 45 / 36 = 1.25; waiting against waiting: 60 / 48 = 1.25.
         assertEquals(List.of("64", "2.00", "1.50", "1.20", "1.25", "1.25"), row(report, "Round trip ratios", "64"));
-        assertEquals(List.of("64", "java-verbs", "-", "-", "70.0", "0.0", "-"),
+        assertEquals(List.of("64", "java-verbs", "-", "-", "-", "70.0", "0.0", "-", "-"),
                 row(report, "Costs", "64", "java-verbs"));
+        assertEquals(List.of("64", "rdma", "400.0", "40", "48.0", "90.0", "96.0", "2.25", "2.50", "MiB"),
+                row(report, "Costs", "64", "rdma"));
         // Context on the target's line; what counts as met stays the transport against perftest.
         assertTrue(report.contains("  MET           64 B round trip <= 1.5 x ib_send_lat's: rdma-busypoll p50 45.0 us"
                 + " is 1.50 x 30.0 us; floor: java-verbs p50 36.0 us is 1.20 x 30.0 us, rdma-busypoll is 1.25 x"
