@@ -22,14 +22,20 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.channel.rdma.internal.HelloMessage;
@@ -71,35 +77,58 @@ class RdmaKeepAliveTest {
         server.close().sync();
     }
 
-    @Test
-    void aPeerThatVanishedIsFoundByAProbe() throws Exception {
+    /**
+     * With a ring granted, the server probes with zero-byte RDMA Writes into it; without, with
+     * {@code CREDIT} Sends. Either way the probe is what finds the vanished peer.
+     */
+    @ParameterizedTest(name = "the peer grants a ring: {0}")
+    @ValueSource(booleans = {false, true})
+    void aPeerThatVanishedIsFoundByAProbe(boolean ring) throws Exception {
         BlockingQueue<RdmaSocketChannel> children = new LinkedBlockingQueue<>();
         ExceptionRecorder errors = new ExceptionRecorder();
-        Channel server = bindProbingServer(children, errors);
+        AtomicReference<RdmaChannelMetrics> atFailure = new AtomicReference<>();
+        ChannelHandler metricsAtFailure = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                // Before the close, which may post a CLOSE of its own.
+                atFailure.compareAndSet(null, ((RdmaSocketChannel) ctx.channel()).metrics());
+                ctx.fireExceptionCaught(cause);
+            }
+        };
+        Channel server = bindProbingServer(children, metricsAtFailure, errors);
 
         try (RawRdmaClient raw = RawRdmaClient.connect((InetSocketAddress) server.localAddress())) {
             RdmaSocketChannel child = children.poll(10, TimeUnit.SECONDS);
-            raw.send(RawRdmaClient.hello(RawRdmaClient.RECEIVES - 2));
+            int slots = RawRdmaClient.RECEIVES - 2;
+            raw.send(ring ? raw.helloWithRing(slots) : RawRdmaClient.hello(slots));
             HelloMessage.decode(Unpooled.wrappedBuffer(raw.awaitMessage()), 0, RdmaProtocol.HELLO_SIZE);
             assertTrue(child.isActive(), "the server child is up once both HELLOs are out");
+            long controlAtStart = child.metrics().controlMessages();
 
             long vanished = System.nanoTime();
             raw.vanish();
             // An idle period, then the queue pair's 6 retries at its ACK timeout.
             assertTrue(child.closeFuture().await(60, TimeUnit.SECONDS), "the server child closed");
             // Printed, not asserted: the figure depends on the device's ACK timeout and the machine.
-            System.out.printf("RdmaKeepAliveTest: the vanished peer was found %d ms after it vanished: %s%n",
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - vanished), errors.exceptions());
+            System.out.printf("RdmaKeepAliveTest: the vanished peer (ring: %b) was found %d ms after it vanished:"
+                    + " %s%n", ring, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - vanished), errors.exceptions());
             assertEquals(1, errors.exceptions().size(), () -> "exceptions: " + errors.exceptions());
             String message = errors.exceptions().get(0).getMessage();
             assertTrue(message.contains("work completion failed"), message);
-            assertTrue(child.metrics().keepAliveProbes() >= 1, "found by a probe");
+            RdmaChannelMetrics metrics = atFailure.get();
+            assertTrue(metrics.keepAliveProbes() >= 1, () -> "found by a probe: " + metrics);
+            long controlSent = metrics.controlMessages() - controlAtStart;
+            if (ring) {
+                assertEquals(0, controlSent, () -> "every probe an RDMA Write, no CREDIT: " + metrics);
+            } else {
+                assertEquals(metrics.keepAliveProbes(), controlSent, () -> "every probe a CREDIT: " + metrics);
+            }
         }
         server.close().sync();
     }
 
-    /** Binds a server whose children probe after {@link #IDLE_MILLIS} and end in {@code handler}. */
-    private Channel bindProbingServer(BlockingQueue<RdmaSocketChannel> children, ChannelHandler handler)
+    /** Binds a server whose children probe after {@link #IDLE_MILLIS} and end in {@code handlers}. */
+    private Channel bindProbingServer(BlockingQueue<RdmaSocketChannel> children, ChannelHandler... handlers)
             throws InterruptedException {
         return rdma.bind(rdma.server()
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
@@ -108,7 +137,7 @@ class RdmaKeepAliveTest {
                     @Override
                     protected void initChannel(Channel ch) {
                         children.add((RdmaSocketChannel) ch);
-                        ch.pipeline().addLast(handler);
+                        ch.pipeline().addLast(handlers);
                     }
                 }));
     }

@@ -44,6 +44,10 @@ public final class RawRdmaClient implements AutoCloseable {
     public static final int SLOT_SIZE = ConnectedPair.RECEIVE_SIZE;
     /** Receives posted before connecting; enough for what a server says before it disconnects. */
     public static final int RECEIVES = 16;
+    /** Size of the ring {@link #helloWithRing(int)} grants. */
+    public static final int RING_SIZE = 64 * 1024;
+    /** Where that ring starts in the registered buffer: past what {@link #send(byte[])} uses. */
+    private static final int RING_OFFSET = 64 * 1024;
 
     private static final int WC_SUCCESS = 0;
     private static final int WC_RECV = 128;
@@ -70,6 +74,17 @@ public final class RawRdmaClient implements AutoCloseable {
     public static byte[] hello(int slots) {
         ByteBuf buf = Unpooled.buffer(RdmaProtocol.HELLO_SIZE);
         HelloMessage.of(slots, SLOT_SIZE, 0, 0, 0).encode(buf);
+        return ByteBufUtil.getBytes(buf);
+    }
+
+    /**
+     * Returns a valid {@code HELLO} granting {@code slots} receive slots of {@link #SLOT_SIZE} and a
+     * ring of {@link #RING_SIZE} bytes in this client's registered buffer, below its receive slots
+     * and above the bytes it sends from: the server then writes into it (or probes it) with RDMA Writes.
+     */
+    public byte[] helloWithRing(int slots) {
+        ByteBuf buf = Unpooled.buffer(RdmaProtocol.HELLO_SIZE);
+        HelloMessage.of(slots, SLOT_SIZE, RING_SIZE, endpoint.address(RING_OFFSET), endpoint.mr.getRkey()).encode(buf);
         return ByteBufUtil.getBytes(buf);
     }
 
