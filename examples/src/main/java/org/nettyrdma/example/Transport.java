@@ -52,10 +52,11 @@ public enum Transport {
             RdmaServerSocketChannel.class),
 
     /**
-     * RDMA as {@link #RDMA}, on loops that busy-poll their completion queues for up to 50 us before
-     * they wait in epoll ({@code RdmaIoHandler.newFactory(50)}): lower latency for a core's time.
+     * RDMA as {@link #RDMA}, on loops that busy-poll their completion queues for up to 500 us before
+     * they wait in epoll ({@code RdmaIoHandler.newFactory(500)}): lower latency for a core's time.
+     * 500 us was the best of 50, 500 and 5000 on the rxe VM (docs/benchmark.md).
      */
-    RDMA_BUSYPOLL(Rdma::unavailabilityCause, () -> RdmaIoHandler.newFactory(50), RdmaSocketChannel.class,
+    RDMA_BUSYPOLL(Rdma::unavailabilityCause, () -> RdmaIoHandler.newFactory(500), RdmaSocketChannel.class,
             RdmaServerSocketChannel.class),
 
     /** TCP through the JDK's selector: runs everywhere. */
