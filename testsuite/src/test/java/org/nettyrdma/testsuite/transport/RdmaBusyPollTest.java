@@ -28,11 +28,13 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.channel.rdma.RdmaLoopMetrics;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 
 /**
- * Loops that busy-poll their completion queues: request and response go back and forth, and the
- * loops still run their tasks, those submitted from other threads and those scheduled, while they
- * spin.
+ * Loops that busy-poll their completion queues: request and response go back and forth, spins
+ * find completions (as {@code loopMetrics()} counts them), and the loops still run their tasks,
+ * those submitted from other threads and those scheduled, while they spin.
  */
 class RdmaBusyPollTest {
 
@@ -50,6 +52,11 @@ class RdmaBusyPollTest {
 
         client.writeAndFlush(Unpooled.wrappedBuffer(new byte[MESSAGE]));
         assertEquals(ROUND_TRIPS, pingPong.done.get(60, TimeUnit.SECONDS), "round trips");
+        // The loop spun, and some spins found the completions they waited for (its own send
+        // completions at least, which follow its posts closely).
+        RdmaLoopMetrics loop = ((RdmaSocketChannel) client).loopMetrics();
+        assertTrue(loop.completions() >= ROUND_TRIPS, () -> "a receive completion per echo: " + loop);
+        assertTrue(loop.busyPolls() > 0 && loop.busyPollHits() > 0, () -> "spins that found work: " + loop);
 
         // A task from another thread, and a scheduled one, run although the loop spins between them.
         for (int i = 0; i < 20; i++) {

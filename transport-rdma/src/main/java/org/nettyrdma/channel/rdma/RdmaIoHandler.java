@@ -136,7 +136,7 @@ public final class RdmaIoHandler implements IoHandler {
      * process, or two processes on one core) or the kernel's deferred work for the device (rxe, the
      * software RoCE device, finishes packets in softirq and {@code ksoftirqd}). Spinning on
      * {@code Thread.onSpinWait()} kept them waiting for the scheduler's tick: with a 500 us budget a
-     * 64 B round trip took 1541-1572 us at the median on two vCPUs, and 168-247 us yielding.
+     * 64 B round trip took 1541-6459 us at the median on two vCPUs, and 168-247 us yielding.
      */
     private int busyPoll(IoHandlerContext context) {
         long deadline = System.nanoTime() + busyPollNanos;
