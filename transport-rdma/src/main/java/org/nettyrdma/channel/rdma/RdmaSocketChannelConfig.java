@@ -44,6 +44,10 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
  *   <li>{@code SO_SNDBUF}: the registered memory outgoing bytes are copied into until the device has
  *       sent them (default 1 MiB, at least 64 KiB); a write's promise completes when the device reports
  *       the work request that carried its bytes complete;</li>
+ *   <li>{@code WRITE_BUFFER_WATER_MARK}: half of {@code SO_SNDBUF} and {@code SO_SNDBUF} (512 KiB and
+ *       1 MiB by default) unless set. Bytes stay in the outbound buffer, counted against the marks,
+ *       until the device completes them, where a TCP socket's kernel buffer takes them off the marks'
+ *       count at once; Netty's 32/64 KiB would then allow one 64 KiB write in flight at a time;</li>
  *   <li>{@code ALLOCATOR}: {@link RdmaByteBufAllocator#DEFAULT} unless set: its direct buffers are
  *       registered memory, and a large write of one travels by RDMA Write from where it is, without
  *       the copy into {@code SO_SNDBUF} that buffers of other allocators take;</li>
@@ -74,9 +78,12 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     private volatile int trafficClass;
     private volatile boolean reuseAddress;
     private volatile int soLinger = -1;
+    /** Set once the user chose water marks; until then they follow {@code SO_SNDBUF}. */
+    private volatile boolean waterMarkChosen;
 
     RdmaSocketChannelConfig(RdmaSocketChannel channel) {
         super(channel);
+        followSendBufferSize();
         // What the pipeline allocates is then sent without a copy (RdmaByteBufAllocator).
         setAllocator(RdmaByteBufAllocator.DEFAULT);
     }
@@ -263,7 +270,18 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         // As a kernel does for a socket, a small value is raised to what the transport needs to work.
         this.sendBufferSize = Math.max(MIN_BUFFER_SIZE,
                 checkInRange(sendBufferSize, 1, RdmaProtocol.MAX_RING_SIZE, "sendBufferSize"));
+        if (!waterMarkChosen) {
+            followSendBufferSize();
+        }
         return this;
+    }
+
+    /**
+     * Sets the water marks that apply until the user sets some: a window of {@code SO_SNDBUF} bytes
+     * in flight or queued, as a kernel's socket buffer and Netty's default marks together allow TCP.
+     */
+    private void followSendBufferSize() {
+        super.setWriteBufferWaterMark(new WriteBufferWaterMark(sendBufferSize / 2, sendBufferSize));
     }
 
     @Override
@@ -374,6 +392,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     @Override
     @Deprecated
     public RdmaSocketChannelConfig setWriteBufferHighWaterMark(int writeBufferHighWaterMark) {
+        waterMarkChosen = true;
         super.setWriteBufferHighWaterMark(writeBufferHighWaterMark);
         return this;
     }
@@ -381,12 +400,14 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     @Override
     @Deprecated
     public RdmaSocketChannelConfig setWriteBufferLowWaterMark(int writeBufferLowWaterMark) {
+        waterMarkChosen = true;
         super.setWriteBufferLowWaterMark(writeBufferLowWaterMark);
         return this;
     }
 
     @Override
     public RdmaSocketChannelConfig setWriteBufferWaterMark(WriteBufferWaterMark writeBufferWaterMark) {
+        waterMarkChosen = true;
         super.setWriteBufferWaterMark(writeBufferWaterMark);
         return this;
     }

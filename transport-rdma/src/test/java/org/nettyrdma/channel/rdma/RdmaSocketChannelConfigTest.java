@@ -1,0 +1,60 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The water marks' defaults: bytes count against them until the device completes them, so they follow
+ * {@code SO_SNDBUF} until the user chooses marks, and then stay where the user put them.
+ */
+class RdmaSocketChannelConfigTest {
+
+    @Test
+    void waterMarksFollowTheSendBufferByDefault() {
+        RdmaSocketChannelConfig config = new RdmaSocketChannel().config();
+        assertMarks(512 << 10, 1 << 20, config);
+
+        config.setOption(ChannelOption.SO_SNDBUF, 4 << 20);
+        assertMarks(2 << 20, 4 << 20, config);
+    }
+
+    @Test
+    void waterMarksTheUserChoseStay() {
+        RdmaSocketChannelConfig config = new RdmaSocketChannel().config();
+        config.setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(8 << 10, 16 << 10));
+        config.setOption(ChannelOption.SO_SNDBUF, 4 << 20);
+        assertMarks(8 << 10, 16 << 10, config);
+    }
+
+    @Test
+    @SuppressWarnings("deprecation")
+    void aHighMarkSetAloneAlsoStays() {
+        RdmaSocketChannelConfig config = new RdmaSocketChannel().config();
+        config.setWriteBufferHighWaterMark(2 << 20);
+        config.setSendBufferSize(128 << 10);
+        assertMarks(512 << 10, 2 << 20, config);
+    }
+
+    private static void assertMarks(int low, int high, RdmaSocketChannelConfig config) {
+        assertEquals(low, config.getWriteBufferLowWaterMark(), "low water mark");
+        assertEquals(high, config.getWriteBufferHighWaterMark(), "high water mark");
+    }
+}
