@@ -41,9 +41,10 @@ public record Result(String transport, int size, Stream stream, RoundTrip roundT
      *        has two: the client's and the server's), at the end of the phase; -1 for TCP
      * @param loopKernelShare the share of the event loop threads' CPU time spent in the kernel, NaN
      *        where unknown
+     * @param creditStalls the writer's flushes that stopped for want of the reader's credit; -1 for TCP
      */
     public record Stream(double mibPerSecond, long messages, double cpuMillisPerMib, double allocatedBytesPerMessage,
-                         long registeredBytesPerChannel, double loopKernelShare) {
+                         long registeredBytesPerChannel, double loopKernelShare, long creditStalls) {
     }
 
     /**
@@ -79,6 +80,9 @@ public record Result(String transport, int size, Stream stream, RoundTrip roundT
             }
             if (!Double.isNaN(stream.loopKernelShare)) {
                 line.append(format(" loop_kernel_share=%.2f", stream.loopKernelShare));
+            }
+            if (stream.creditStalls >= 0) {
+                line.append(" credit_stalls=").append(stream.creditStalls);
             }
         }
         if (roundTrip != null) {

@@ -321,15 +321,17 @@ public final class TransportBenchmark {
                     throw new IOException("the server accepted no connection in " + TIMEOUT_SECONDS + " s");
                 }
                 pause(settle);
+                long stallsAtStart = creditStalls(client);
                 LoopMeter.Sample start = meter.sample(sink.bytes());
                 pause(window);
                 LoopMeter.Sample end = meter.sample(sink.bytes());
+                long stalls = stallsAtStart < 0 ? -1 : creditStalls(client) - stallsAtStart;
                 long registered = registeredBytes();
                 checkHealthy(client, streamer.failure(), sink.failure());
                 if (end.count() == 0) {
                     throw new IOException("no byte arrived: the connection is stuck");
                 }
-                figures = window == 0 ? null : streamFigures(size, start, end, registered);
+                figures = window == 0 ? null : streamFigures(size, start, end, registered, stalls);
             } catch (IOException | InterruptedException | RuntimeException e) {
                 streamer.stop();
                 closeQuietly(client, sink == null ? null : sink.channel());
@@ -381,8 +383,8 @@ public final class TransportBenchmark {
             return figures;
         }
 
-        private Result.Stream streamFigures(int size, LoopMeter.Sample start, LoopMeter.Sample end, long registered)
-                throws IOException {
+        private Result.Stream streamFigures(int size, LoopMeter.Sample start, LoopMeter.Sample end, long registered,
+                                            long creditStalls) throws IOException {
             long bytes = end.countSince(start);
             if (bytes <= 0) {
                 throw new IOException("no byte arrived in the measured time: the connection is stuck");
@@ -392,7 +394,7 @@ public final class TransportBenchmark {
             // Both channels of the one open connection are in this process.
             return new Result.Stream(mib / end.secondsSince(start), (long) messages,
                     end.cpuNanosSince(start) / 1e6 / mib, end.allocatedBytesSince(start) / messages,
-                    registered < 0 ? -1 : registered / 2, end.loopKernelShareSince(start));
+                    registered < 0 ? -1 : registered / 2, end.loopKernelShareSince(start), creditStalls);
         }
 
         private Result.RoundTrip roundTripFigures(LoopMeter.Sample start, LoopMeter.Sample end, Histogram histogram,
@@ -411,6 +413,11 @@ public final class TransportBenchmark {
                     micros(histogram.getValueAtPercentile(99)), micros(histogram.getValueAtPercentile(99.9)),
                     end.cpuNanosSince(start) / 1e3 / roundTrips, end.allocatedBytesSince(start) / roundTrips,
                     wakeUps, completions);
+        }
+
+        /** Returns the writer's credit stalls so far, or -1 for TCP. */
+        private long creditStalls(Channel writer) {
+            return writer instanceof RdmaSocketChannel rdma ? rdma.metrics().creditStalls() : -1;
         }
 
         /**
