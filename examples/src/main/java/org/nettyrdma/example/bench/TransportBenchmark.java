@@ -64,9 +64,10 @@ import org.nettyrdma.example.Transport;
  *       percentiles of the round trip (HdrHistogram), CPU time and allocation per round trip.</li>
  * </ul>
  *
- * <p>A warm-up pass runs every phase of every size first, for {@code --warmup} seconds each, and is not
- * counted: the JIT compiler needs time, many seconds under an emulator. Then the measured pass runs every
- * phase again on new connections, each after one settling second, for {@code --time} seconds.
+ * <p>Warm-up rounds run every phase of every size first, for {@code --warmup} seconds each, and are not
+ * counted. They repeat until the JIT compiler was nearly idle through one ({@link JitWarmUp}): it needs
+ * tens of seconds under an emulator. Then the measured pass runs every phase again on new connections,
+ * each after one settling second, for {@code --time} seconds.
  *
  * <p>Every wait is bounded: a connection that stops moving is reported as an error for that size, and
  * {@link #main} gives up at a deadline. Prints a table, then one {@code bench ...} line per size
@@ -145,8 +146,9 @@ public final class TransportBenchmark {
     /** Returns the seconds after which a run must have finished, whatever went wrong in it. */
     long deadlineSeconds() {
         long phases = 2L * sizes.length;
-        long running = TimeUnit.NANOSECONDS.toSeconds(warmupNanos + settleNanos() + measureNanos) + 2;
-        return 60 + phases * (running + 3 * TIMEOUT_SECONDS);
+        long warmingUp = JitWarmUp.MAX_ROUNDS * (TimeUnit.NANOSECONDS.toSeconds(warmupNanos) + 2);
+        long measuring = TimeUnit.NANOSECONDS.toSeconds(settleNanos() + measureNanos) + 2;
+        return 60 + phases * (warmingUp + measuring + 3 * TIMEOUT_SECONDS);
     }
 
     private long settleNanos() {
@@ -187,14 +189,16 @@ public final class TransportBenchmark {
             Rig rig = new Rig(serverGroup, clientGroup);
             out.printf(Locale.ROOT, "%s between two channels on %s, one event loop each; MB = 2^20 bytes%n",
                     transport.displayName(), host.getHostAddress());
-            out.printf(Locale.ROOT, "warm-up pass: every phase of every size for %.1f s, not counted%n",
-                    warmupNanos / 1e9);
-            for (int size : sizes) {
-                Result warmup = rig.measure(size, warmupNanos, 0);
-                if (warmup.error() != null) {
-                    out.println("  warm-up, " + size + " B: " + warmup.error());
+            out.printf(Locale.ROOT, "warm-up: every phase of every size for %.1f s, in rounds until the JIT compiler"
+                    + " is quiet (at most %d), not counted%n", warmupNanos / 1e9, JitWarmUp.MAX_ROUNDS);
+            JitWarmUp.untilQuiet(() -> {
+                for (int size : sizes) {
+                    Result warmup = rig.measure(size, warmupNanos, 0);
+                    if (warmup.error() != null) {
+                        out.println("  warm-up, " + size + " B: " + warmup.error());
+                    }
                 }
-            }
+            }, out);
             out.printf(Locale.ROOT, "measured pass: every phase of every size on a new connection, %.1f s settling, "
                     + "%.1f s measured%n", settleNanos() / 1e9, measureNanos / 1e9);
             out.printf("%8s | %9s %9s %11s | %8s %8s %8s %9s %10s | %s%n", "bytes", "MB/s", "CPU ms/MB",

@@ -121,7 +121,8 @@ public final class VerbsPingPong {
 
     /** Returns the seconds after which a run must have finished, whatever went wrong in it. */
     long deadlineSeconds() {
-        long running = TimeUnit.NANOSECONDS.toSeconds(warmupNanos + measureNanos) + 2;
+        long running = TimeUnit.NANOSECONDS.toSeconds(JitWarmUp.MAX_ROUNDS * warmupNanos + measureNanos)
+                + JitWarmUp.MAX_ROUNDS + 2;
         return 60 + sizes.length * (running + 4 * TIMEOUT_SECONDS);
     }
 
@@ -135,13 +136,13 @@ public final class VerbsPingPong {
         out.printf(Locale.ROOT, "%s: one message ping-ponged between two RC queue pairs on %s, no Netty; both ends %s"
                 + "%n", name(), host.getHostAddress(), waitForEvents ? "wait on the completion channel"
                 : "busy-poll their CQ");
-        out.printf(Locale.ROOT, "per size: %.1f s warm-up, not counted, then %.1f s measured%n", warmupNanos / 1e9,
-                measureNanos / 1e9);
+        out.printf(Locale.ROOT, "per size: warm-up rounds of %.1f s until the JIT compiler is quiet (at most %d), not"
+                + " counted, then %.1f s measured%n", warmupNanos / 1e9, JitWarmUp.MAX_ROUNDS, measureNanos / 1e9);
         out.printf("%8s | %8s %8s %8s %11s %9s %10s%n", "bytes", "p50 us", "p99 us", "p99.9 us", "round trips",
                 "CPU us/rt", "alloc B/rt");
         List<Result> results = new ArrayList<>();
         for (int size : sizes) {
-            Result result = measure(size);
+            Result result = measure(size, out);
             results.add(result);
             Result.RoundTrip r = result.roundTrip();
             out.println(r == null ? String.format("%8d | error: %s", size, result.error())
@@ -153,7 +154,7 @@ public final class VerbsPingPong {
     }
 
     /** Measures one size on a connection of its own; a failure is a result with an error. */
-    private Result measure(int size) throws InterruptedException {
+    private Result measure(int size, PrintStream out) throws InterruptedException {
         Result.RoundTrip figures;
         try (VerbsListener listener = VerbsListener.listen(host)) {
             VerbsEcho echo = new VerbsEcho(listener, size, waitForEvents);
@@ -161,7 +162,7 @@ public final class VerbsPingPong {
             server.setDaemon(true);
             server.start();
             try (VerbsPeer client = VerbsPeer.connect(listener.address(), size, waitForEvents)) {
-                figures = pingPong(client, server);
+                figures = pingPong(client, server, out);
                 stop(client);
             } finally {
                 // The listener's channel must outlive the server end's accept.
@@ -177,9 +178,10 @@ public final class VerbsPingPong {
     }
 
     /** Warms up, then measures: returns the measured window's figures. */
-    private Result.RoundTrip pingPong(VerbsPeer client, Thread server) throws IOException {
+    private Result.RoundTrip pingPong(VerbsPeer client, Thread server, PrintStream out) throws IOException {
         Histogram histogram = new Histogram(HIGHEST_NANOS, 3);
-        roundTrips(client, warmupNanos, histogram);
+        // The same rule as the transports' warm-up, though this loop needs far less compiling.
+        JitWarmUp.untilQuiet(() -> roundTrips(client, warmupNanos, histogram), out);
         histogram.reset();
         LoopMeter meter = LoopMeter.of(Thread.currentThread(), server);
         LoopMeter.Sample start = meter.sample(0);
