@@ -138,6 +138,25 @@ class BenchmarkReportTest {
     }
 
     @Test
+    void aSecondPerftestReadingCountsWhereItIsBetter() {
+        String report = render("perftest ib_write_bw size=65536 MBps=80.00 peak_MBps=82.00 attempts=1",
+                "perftest ib_write_bw size=4096 error=exit-status-1",
+                "perftest ib_send_lat size=64 usec_typical=20.00 usec_avg=22.00 usec_p99=90.00 usec_min=14.00"
+                        + " attempts=1");
+        // The higher bandwidth: 40 / 80; the failed second reading leaves the first.
+        assertEquals(List.of("65536", "40.00", "80.00", "-", "80.00", "0.50", "0.50", "-"),
+                row(report, "Throughput", "65536"));
+        assertTrue(report.contains("  perftest ib_write_bw 4096 B read 40.00, error MB/s in this run;"), report);
+        assertTrue(report.contains("  perftest ib_write_bw 65536 B read 50.00, 80.00 MB/s in this run; the better one"
+                + " is shown and compared with.\n"), report);
+        // The lower latency: the first 15 us stays.
+        assertTrue(report.contains("  perftest ib_send_lat 64 B read 15.00, 20.00 us (one way) in this run;"), report);
+        assertTrue(report.contains("  MISSED        64 KiB throughput >= 0.9 x ib_write_bw: rdma 40.00 MB/s is 0.50 x"
+                + " 80.00 MB/s"), report);
+        assertTrue(report.contains("rdma-busypoll p50 45.0 us is 1.50 x 30.0 us"), report);
+    }
+
+    @Test
     void aQemuOtherThan10IsPointedOut() {
         String report = render("demo-note no qemu 10 (offline): this run used the system's qemu 7.2.22");
         assertTrue(report.contains("active MTU 4096; java 17.0.15\n"
