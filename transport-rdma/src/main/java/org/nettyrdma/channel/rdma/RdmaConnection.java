@@ -75,6 +75,15 @@ final class RdmaConnection implements CompletionListener {
     private static final int WC_RECV = 128;
     private static final int WC_RECV_RDMA_WITH_IMM = 129;
     private static final int CHAIN = 32;
+    /**
+     * A request of a chain is signaled once this many payload bytes went unsignaled with it, not only
+     * the chain's last. Each completion then takes a slice of the flushed writes out of the outbound
+     * buffer, not the whole window at once: a writer refills in small steps while the rest is on the
+     * wire, and the recycled outbound entries and buffers it takes back at each step stay few enough
+     * for the recyclers' thread-local batches (larger swings spill into their queues, whose chunks are
+     * garbage). Measured in docs/benchmark.md, "Water marks and signals".
+     */
+    private static final int SIGNAL_INTERVAL_BYTES = 16 * 1024;
 
     /** What the channel learns from its connection. */
     interface Events {
@@ -161,6 +170,8 @@ final class RdmaConnection implements CompletionListener {
     /** Completions handled so far: a connection whose count did not move since the last look is idle. */
     private long completions;
     private long completionsAtLastLook;
+    /** Payload bytes added to the chain since its last signaled request. */
+    private int unsignaledBytes;
     /** Outbound bytes staged and posted, whose work requests have not completed. */
     private long inFlightBytes;
     /** Outbound bytes whose work requests completed (removed from the outbound buffer). */
@@ -422,6 +433,7 @@ final class RdmaConnection implements CompletionListener {
         credits.consumeSlot();
         sendChain.addSend(nextSequence, WorkRequests.OPCODE_RDMA_WRITE_WITH_IMM, 0, address, length, lkey,
                 peer.ringAddress() + ringOffset, peer.ringKey(), (int) ringOffset);
+        signalIfDue(length);
         mark();
     }
 
@@ -450,8 +462,18 @@ final class RdmaConnection implements CompletionListener {
         credits.consumeSlot();
         sendChain.addSend(nextSequence, WorkRequests.OPCODE_SEND, inlineFlag(HEADER_SIZE + payload),
                 sendBuffer.address() + offset, HEADER_SIZE + payload, sendBuffer.lkey(), 0, 0, 0);
+        signalIfDue(payload);
         mark();
         return true;
+    }
+
+    /** Signals the request just added if {@link #SIGNAL_INTERVAL_BYTES} went unsignaled with it. */
+    private void signalIfDue(int payload) {
+        unsignaledBytes += payload;
+        if (unsignaledBytes >= SIGNAL_INTERVAL_BYTES) {
+            sendChain.signalLast(true);
+            unsignaledBytes = 0;
+        }
     }
 
     /**
@@ -532,12 +554,16 @@ final class RdmaConnection implements CompletionListener {
         nextSequence++;
     }
 
-    /** Posts the chain; only its last request is signaled, and its completion covers all of them. */
+    /**
+     * Posts the chain. Its last request is signaled, and so is one every {@link #SIGNAL_INTERVAL_BYTES}
+     * before it; a completion covers every request up to its own.
+     */
     private void post() throws IOException {
         if (sendChain.count() == 0) {
             return;
         }
         sendChain.signalLast(true);
+        unsignaledBytes = 0;
         sendChain.post(qp);
     }
 

@@ -44,10 +44,11 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
  *   <li>{@code SO_SNDBUF}: the registered memory outgoing bytes are copied into until the device has
  *       sent them (default 1 MiB, at least 64 KiB); a write's promise completes when the device reports
  *       the work request that carried its bytes complete;</li>
- *   <li>{@code WRITE_BUFFER_WATER_MARK}: half of {@code SO_SNDBUF} and {@code SO_SNDBUF} (512 KiB and
- *       1 MiB by default) unless set. Bytes stay in the outbound buffer, counted against the marks,
- *       until the device completes them, where a TCP socket's kernel buffer takes them off the marks'
- *       count at once; Netty's 32/64 KiB would then allow one 64 KiB write in flight at a time;</li>
+ *   <li>{@code WRITE_BUFFER_WATER_MARK}: unless set, a high mark of a quarter of {@code SO_SNDBUF}
+ *       (256 KiB by default) and a low mark 32 KiB below it. Bytes stay in the outbound buffer,
+ *       counted against the marks, until the device completes them, where a TCP socket's kernel
+ *       buffer takes them off the marks' count at once: Netty's 32/64 KiB would allow one 64 KiB write
+ *       in flight at a time. The narrow gap makes a writer refill in small steps;</li>
  *   <li>{@code ALLOCATOR}: {@link RdmaByteBufAllocator#DEFAULT} unless set: its direct buffers are
  *       registered memory, and a large write of one travels by RDMA Write from where it is, without
  *       the copy into {@code SO_SNDBUF} that buffers of other allocators take;</li>
@@ -65,6 +66,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     static final int DEFAULT_BUFFER_SIZE = 1 << 20;
     /** The smallest ring and send buffer: room for several full slots, so a Send always fits. */
     static final int MIN_BUFFER_SIZE = 64 * 1024;
+    /** The default low water mark lies this far below the high one. */
+    static final int WATER_MARK_GAP = 32 * 1024;
 
     private volatile int receiveBufferSize = DEFAULT_BUFFER_SIZE;
     private volatile int sendBufferSize = DEFAULT_BUFFER_SIZE;
@@ -277,11 +280,14 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     }
 
     /**
-     * Sets the water marks that apply until the user sets some: a window of {@code SO_SNDBUF} bytes
-     * in flight or queued, as a kernel's socket buffer and Netty's default marks together allow TCP.
+     * Sets the water marks that apply until the user sets some: room for several large writes in
+     * flight, as a kernel's socket buffer gives TCP, and a gap of at most {@link #WATER_MARK_GAP} so
+     * that a writer is woken to refill once a slice of its window completed, not all of it
+     * (docs/benchmark.md, "Water marks and signals").
      */
     private void followSendBufferSize() {
-        super.setWriteBufferWaterMark(new WriteBufferWaterMark(sendBufferSize / 2, sendBufferSize));
+        int high = Math.max(MIN_BUFFER_SIZE, sendBufferSize / 4);
+        super.setWriteBufferWaterMark(new WriteBufferWaterMark(high - Math.min(WATER_MARK_GAP, high / 2), high));
     }
 
     @Override

@@ -23,17 +23,22 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The water marks' defaults: bytes count against them until the device completes them, so they follow
- * {@code SO_SNDBUF} until the user chooses marks, and then stay where the user put them.
+ * {@code SO_SNDBUF} (a quarter of it, the low mark 32 KiB below) until the user chooses marks, and
+ * then stay where the user put them.
  */
 class RdmaSocketChannelConfigTest {
 
     @Test
     void waterMarksFollowTheSendBufferByDefault() {
         RdmaSocketChannelConfig config = new RdmaSocketChannel().config();
-        assertMarks(512 << 10, 1 << 20, config);
+        assertMarks(224 << 10, 256 << 10, config);
 
         config.setOption(ChannelOption.SO_SNDBUF, 4 << 20);
-        assertMarks(2 << 20, 4 << 20, config);
+        assertMarks((1 << 20) - (32 << 10), 1 << 20, config);
+
+        // The smallest send buffer: Netty's own default marks.
+        config.setOption(ChannelOption.SO_SNDBUF, 1);
+        assertMarks(32 << 10, 64 << 10, config);
     }
 
     @Test
@@ -50,7 +55,7 @@ class RdmaSocketChannelConfigTest {
         RdmaSocketChannelConfig config = new RdmaSocketChannel().config();
         config.setWriteBufferHighWaterMark(2 << 20);
         config.setSendBufferSize(128 << 10);
-        assertMarks(512 << 10, 2 << 20, config);
+        assertMarks(224 << 10, 2 << 20, config);
     }
 
     private static void assertMarks(int low, int high, RdmaSocketChannelConfig config) {
