@@ -51,6 +51,9 @@ public final class RdmaIoHandler implements IoHandler {
     private final IoHandler epoll;
     private final RdmaLoop loop;
     private final Set<RdmaRegistration> rdmaRegistrations = new HashSet<>();
+    /** Empty polls of a busy poll between two yields of the core ({@link #busyPoll}). */
+    private static final int POLLS_PER_YIELD = 16;
+
     private final long busyPollNanos;
     private final NonBlockingContext nonBlocking = new NonBlockingContext();
     /** Set by the first {@link #prepareToDestroy()}: the loop is going away and takes no new channel. */
@@ -72,7 +75,7 @@ public final class RdmaIoHandler implements IoHandler {
      * with nothing to do polls its completion queues for up to {@code busyPollMicros} before it waits
      * in epoll, so a completion that arrives meanwhile is handled without the completion channel's
      * wake-up (a thread switch and the system calls that read the event and re-arm the queue; the
-     * queue stays unarmed while the loop spins). The loop yields its core between polls, so other
+     * queue stays unarmed while the loop spins). The loop yields its core every few polls, so other
      * threads there still run. This trades a core's time for latency: each loop
      * spins that long whenever it runs out of work. 0 turns it off.
      */
@@ -131,22 +134,29 @@ public final class RdmaIoHandler implements IoHandler {
      * Polls the completion queues until one has work, the time is up, or the loop has a task to
      * run (its {@code canBlock()} turns false as soon as another thread submits one).
      *
-     * <p>Between two polls the thread yields its core rather than only pausing: whatever else is
+     * <p>Every {@link #POLLS_PER_YIELD}th empty poll the thread yields its core: whatever else is
      * runnable there runs first. That may be the peer's loop (two ends of a connection in one
      * process, or two processes on one core) or the kernel's deferred work for the device (rxe, the
      * software RoCE device, finishes packets in softirq and {@code ksoftirqd}). Spinning on
-     * {@code Thread.onSpinWait()} kept them waiting for the scheduler's tick: with a 500 us budget a
-     * 64 B round trip took 1541-6459 us at the median on two vCPUs, and 168-247 us yielding.
+     * {@code Thread.onSpinWait()} alone kept them waiting for the scheduler's tick: with a 500 us
+     * budget a 64 B round trip took 1541-6459 us at the median on two vCPUs, and 168-247 us yielding
+     * after every poll. Yielding after every poll costs a system call each time, which delays
+     * seeing the completion that arrives meanwhile (docs/benchmark.md, "Yielding less often").
      */
     private int busyPoll(IoHandlerContext context) {
         long deadline = System.nanoTime() + busyPollNanos;
+        int emptyPolls = 0;
         do {
             int completions = loop.pollCompletionQueues();
             if (completions > 0) {
                 loop.busyPolled(true);
                 return completions;
             }
-            Thread.yield();
+            if (++emptyPolls % POLLS_PER_YIELD == 0) {
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
         } while (context.canBlock() && System.nanoTime() - deadline < 0);
         loop.busyPolled(false);
         return 0;
