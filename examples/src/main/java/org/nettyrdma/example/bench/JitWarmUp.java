@@ -41,9 +41,9 @@ final class JitWarmUp {
     /** Rounds at most: a compiler that never goes quiet must not keep the benchmark from measuring. */
     static final int MAX_ROUNDS = 8;
     /**
-     * A round counts as quiet when the compiler worked for less than this share of its time: under TCG
-     * the share fell from over 100 % to 37-49 %, 7 %, 1-5 % in successive rounds, and what it still
-     * compiled below 5 % no longer moved the figures.
+     * A round counts as quiet when the compiler worked for less than this share of its time, a small
+     * part of one core left to it while the figures are taken: under TCG the share fell from over
+     * 100 % to 33-49 %, 7-9 %, 1-5 % in successive rounds.
      */
     static final double QUIET_SHARE = 0.05;
 
