@@ -140,7 +140,7 @@ public final class BenchmarkReport {
      * replaces one with a figure. Every reading, in order, goes into the field {@code readings}.
      */
     private void addPerftest(String tool, Map<String, String> fields) {
-        String figure = fields.containsKey("MBps") ? "MBps" : "usec_typical";
+        String figure = perftestFigure(fields);
         String size = fields.get("size");
         Map<String, String> earlier;
         try {
@@ -155,12 +155,17 @@ public final class BenchmarkReport {
             return;
         }
         double now = number(fields, figure);
-        double before = number(earlier, earlier.containsKey("MBps") ? "MBps" : "usec_typical");
+        double before = number(earlier, perftestFigure(earlier));
         boolean better = !Double.isNaN(now)
                 && (Double.isNaN(before) || (figure.equals("MBps") ? now > before : now < before));
         Map<String, String> kept = new HashMap<>(better ? fields : earlier);
         kept.put("readings", earlier.get("readings") + ", " + reading);
         put(perftest, tool, kept);
+    }
+
+    /** Returns the field a perftest line is judged by: its bandwidth, or else its typical latency. */
+    private static String perftestFigure(Map<String, String> fields) {
+        return fields.containsKey("MBps") ? "MBps" : "usec_typical";
     }
 
     private static void put(Map<String, Map<Integer, Map<String, String>>> into, String key, Map<String, String> fields) {
