@@ -170,6 +170,8 @@ final class RdmaConnection implements CompletionListener {
     /** Completions handled so far: a connection whose count did not move since the last look is idle. */
     private long completions;
     private long completionsAtLastLook;
+    /** Slots of the peer's in the receive chain, not posted yet, so not credited yet. */
+    private int unpostedReturns;
     /** Payload bytes added to the chain since its last signaled request. */
     private int unsignaledBytes;
     /** Outbound bytes staged and posted, whose work requests have not completed. */
@@ -338,6 +340,9 @@ final class RdmaConnection implements CompletionListener {
         if (!isReady() || closed || removingSentBytes) {
             return;
         }
+        // A handler writing from channelRead flushes in the middle of a read loop: the slots read so
+        // far are posted now, so that their credits ride on this flush instead of waiting for the next.
+        postReceives();
         if (inFlightBytes == 0) {
             // Empty writes at the head wait for nothing: complete them now.
             removeSent(in, 0);
@@ -661,9 +666,8 @@ final class RdmaConnection implements CompletionListener {
             long token = receiveRing.accept(immediate, byteLength);
             counters.receivedWrite(byteLength);
             // The Write consumed a receive but left its slot untouched: post it again at once.
-            repost(slot);
+            returnSlot(slot);
             postReceives();
-            owed.slotReposted();
             Inbound message = newInbound();
             message.type = RdmaProtocol.TYPE_DATA;
             message.payloadOffset = immediate;
@@ -682,9 +686,8 @@ final class RdmaConnection implements CompletionListener {
             logger.debug("qp {}: the peer's HELLO arrived", qpNum);
             credits = new SendCredits(peer.slots(), peer.ringSize());
             credits.consumeSlot(); // our own HELLO
-            repost(slot);
+            returnSlot(slot);
             postReceives();
-            owed.slotReposted();
             if (helloSent()) {
                 events.connectionReady();
             } else if (answersHello) {
@@ -695,9 +698,8 @@ final class RdmaConnection implements CompletionListener {
         header.decode(slotView, base, byteLength);
         credits.onReturned(header.returnedSlots(), header.returnedRingBytes());
         if (header.type() == RdmaProtocol.TYPE_CREDIT) {
-            repost(slot);
+            returnSlot(slot);
             postReceives();
-            owed.slotReposted();
         } else {
             if (header.type() == RdmaProtocol.TYPE_DATA) {
                 counters.receivedSend(header.payloadLength());
@@ -751,8 +753,7 @@ final class RdmaConnection implements CompletionListener {
         }
         if (message.type != RdmaProtocol.TYPE_DATA) {
             inbound.poll();
-            repost(message.slot);
-            owed.slotReposted();
+            returnSlot(message.slot);
             spareInbound.add(message);
             return message.type;
         }
@@ -782,8 +783,7 @@ final class RdmaConnection implements CompletionListener {
                 // Credits go out in readComplete, after this read.
                 owed.ringFreed(receiveRing.release(message.token));
             } else {
-                repost(message.slot);
-                owed.slotReposted();
+                returnSlot(message.slot);
             }
             spareInbound.add(message);
         }
@@ -817,6 +817,16 @@ final class RdmaConnection implements CompletionListener {
         }
     }
 
+    /**
+     * Reposts a slot the peer used, to be credited to the peer once it is posted: a credit lets the peer
+     * Send at once, and a Send that finds no receive posted waits for the queue pair's RNR retry. A
+     * handler that writes while it reads would otherwise carry the credit out before the post.
+     */
+    private void returnSlot(int slot) {
+        repost(slot);
+        unpostedReturns++;
+    }
+
     private void repost(int slot) {
         if (receiveChain.isFull()) {
             try {
@@ -832,6 +842,8 @@ final class RdmaConnection implements CompletionListener {
 
     private void postReceives() throws IOException {
         receiveChain.post(qp);
+        owed.slotsReposted(unpostedReturns);
+        unpostedReturns = 0;
     }
 
     /** Starts an orderly disconnect: the peer gets {@code DISCONNECTED}; posted requests are flushed. */

@@ -59,7 +59,12 @@ public final class CreditReturn {
 
     /** Accounts for a receive slot reposted for the peer. */
     public void slotReposted() {
-        owedSlots++;
+        slotsReposted(1);
+    }
+
+    /** Accounts for {@code count} receive slots reposted for the peer. */
+    public void slotsReposted(int count) {
+        owedSlots += count;
     }
 
     /** Accounts for ring bytes freed for the peer. */

@@ -1,0 +1,159 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.testsuite.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
+
+/**
+ * A credit promises a posted receive. The client holds the server's first messages unread
+ * ({@code AUTO_READ} off), then reads them in one read loop and answers each from inside
+ * {@code channelRead}, dawdling in the handler: its answers carry the credits of the slots read so
+ * far, and the server, which has more to send, may use each at once. A Send that finds no receive
+ * posted is answered with an RNR NAK and retried by the sender's device (rnr_retry 7, without end):
+ * no data is lost, but the promise was broken, and the device's counters (rxe keeps them in sysfs)
+ * show it. The test asserts that they do not move.
+ *
+ * <p>The transport posts a read loop's reposted slots before a flush and credits only posted ones.
+ * Crediting them at repost time, as it once did, was not caught here: in the VM the server's next
+ * Send never arrived inside the window (docs/protocol.md, "Receive slots").
+ */
+class RdmaReceiveCreditTest {
+
+    private static final int SLOTS = 4;
+    private static final int SLOT_SIZE = 256;
+    /** A full slot: every message of the server's is a Send of its own, one slot each. */
+    private static final int MESSAGE = SLOT_SIZE - 16;
+    private static final int MESSAGES = 40;
+    /** Long enough, even emulated, for the server to take a credit and Send before the client posts. */
+    private static final long DAWDLE_MILLIS = 5;
+    private static final List<String> RNR_COUNTERS = List.of("rcvd_rnr_err", "send_rnr_err");
+
+    @RegisterExtension
+    final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
+
+    @Test
+    void noSendFindsItsCreditedSlotUnposted() throws Exception {
+        Map<String, Long> before = rnrCounters();
+        Channel server = rdma.bind(rdma.server().childHandler(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                for (int i = 0; i < MESSAGES; i++) {
+                    // Each flushed alone; the client's three slots hold them back until it reads.
+                    ctx.writeAndFlush(ctx.alloc().buffer(MESSAGE).writeZero(MESSAGE), ctx.voidPromise());
+                }
+            }
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ((ByteBuf) msg).release();
+            }
+        }));
+        AtomicLong received = new AtomicLong();
+        AtomicInteger firstLoopReads = new AtomicInteger();
+        ExceptionRecorder errors = new ExceptionRecorder();
+        RdmaSocketChannel client = (RdmaSocketChannel) rdma.client()
+                .option(ChannelOption.AUTO_READ, false)
+                .option(RdmaChannelOption.RECEIVE_SLOTS, SLOTS)
+                .option(RdmaChannelOption.SLOT_SIZE, SLOT_SIZE)
+                // The read loop goes on while messages wait, whatever the buffers' capacity (an
+                // allocator made here reads one message per loop unless told otherwise).
+                .option(ChannelOption.RCVBUF_ALLOCATOR,
+                        new FixedRecvByteBufAllocator(MESSAGE).respectMaybeMoreData(false).maxMessagesPerRead(16))
+                .handler(RdmaTransportFixture.pipeline(new ChannelInboundHandlerAdapter() {
+                    private boolean firstLoop = true;
+
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) throws InterruptedException {
+                        ByteBuf buf = (ByteBuf) msg;
+                        received.addAndGet(buf.readableBytes());
+                        buf.release();
+                        if (firstLoop) {
+                            firstLoopReads.incrementAndGet();
+                        }
+                        ctx.writeAndFlush(ctx.alloc().buffer(1).writeByte(1), ctx.voidPromise());
+                        Thread.sleep(DAWDLE_MILLIS);
+                    }
+
+                    @Override
+                    public void channelReadComplete(ChannelHandlerContext ctx) {
+                        firstLoop = false;
+                    }
+                }, errors))
+                .connect(server.localAddress()).sync().channel();
+        // The server's first two messages (all the client's slots allow) wait unread, then one loop reads them.
+        Await.until(() -> client.metrics().receivedSends() >= 2, 30, () -> "messages arrived: " + client.metrics());
+        client.config().setAutoRead(true);
+
+        Await.until(() -> received.get() == (long) MESSAGES * MESSAGE, 60,
+                () -> "received " + received.get() + " of " + MESSAGES * MESSAGE + " bytes");
+        assertEquals(List.of(), errors.exceptions(), "client exceptions");
+        assertTrue(firstLoopReads.get() >= 2, () -> "the first read loop read " + firstLoopReads.get()
+                + " messages: the case needs two or more, answered before the loop ends");
+        Map<String, Long> after = rnrCounters();
+        assertEquals(before, after, "RNR NAKs on the device: a Send found its credited slot not posted");
+
+        client.close().sync();
+        server.close().sync();
+    }
+
+    /**
+     * Reads the device's RNR counters (rxe keeps them in sysfs): NAKs sent by a responder that found
+     * no receive, and NAKs a requester received.
+     */
+    private static Map<String, Long> rnrCounters() throws IOException {
+        Path counters = countersDirectory();
+        Map<String, Long> values = new TreeMap<>();
+        for (String name : RNR_COUNTERS) {
+            Path file = counters.resolve(name);
+            assertTrue(Files.isReadable(file), () -> "the device keeps no counter " + file);
+            values.put(name, Long.parseLong(Files.readString(file, StandardCharsets.US_ASCII).trim()));
+        }
+        return values;
+    }
+
+    private static Path countersDirectory() {
+        String device = System.getenv("RDMA_TEST_DEVICE");
+        if (device == null) {
+            File[] devices = new File("/sys/class/infiniband").listFiles();
+            assertTrue(devices != null && devices.length > 0, "no RDMA device in /sys/class/infiniband");
+            device = devices[0].getName();
+        }
+        return Path.of("/sys/class/infiniband", device, "ports", "1", "hw_counters");
+    }
+}
