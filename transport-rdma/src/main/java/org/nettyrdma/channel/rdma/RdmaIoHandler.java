@@ -53,9 +53,17 @@ public final class RdmaIoHandler implements IoHandler {
     private final Set<RdmaRegistration> rdmaRegistrations = new HashSet<>();
     /** Empty polls of a busy poll between two yields of the core ({@link #busyPoll}). */
     private static final int POLLS_PER_YIELD = 16;
+    /**
+     * While busy polling finds completions, the loop's other fds are looked at once in this long, not
+     * after every poll that found some: that look is an {@code epoll_wait} system call, and it lies
+     * between a loop's post and its poll for the answer, which has often arrived by then.
+     */
+    private static final long EPOLL_LOOK_INTERVAL_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
     private final long busyPollNanos;
     private final NonBlockingContext nonBlocking = new NonBlockingContext();
+    /** When busy polling last looked at the loop's other fds. */
+    private long lastEpollLook;
     /** Set by the first {@link #prepareToDestroy()}: the loop is going away and takes no new channel. */
     private boolean shuttingDown;
 
@@ -112,6 +120,10 @@ public final class RdmaIoHandler implements IoHandler {
         int completions;
         if (busyPollNanos > 0 && context.canBlock()) {
             completions = busyPoll(context);
+            if (completions > 0 && !epollLookDue()) {
+                // The loop runs its tasks and comes back to poll; the fds wait for the next look.
+                return completions;
+            }
         } else {
             // A CQ stays unarmed after a wake-up (CompletionQueue): what completed since, such as
             // the sends the last completions' handlers posted, is found here without an event.
@@ -160,6 +172,15 @@ public final class RdmaIoHandler implements IoHandler {
         } while (context.canBlock() && System.nanoTime() - deadline < 0);
         loop.busyPolled(false);
         return 0;
+    }
+
+    private boolean epollLookDue() {
+        long now = System.nanoTime();
+        if (now - lastEpollLook < EPOLL_LOOK_INTERVAL_NANOS) {
+            return false;
+        }
+        lastEpollLook = now;
+        return true;
     }
 
     @Override
