@@ -43,13 +43,13 @@ import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 /**
  * A credit promises a posted receive. The client holds the server's first messages unread
  * ({@code AUTO_READ} off), then reads them in one read loop and answers each from inside
- * {@code channelRead}, dawdling in the handler: its answers carry the credits of the slots read so
- * far, and the server, which has more to send, may use each at once. A Send that finds no receive
- * posted is answered with an RNR NAK and retried by the sender's device (rnr_retry 7, without end):
- * no data is lost, but the promise was broken, and the device's counters (rxe keeps them in sysfs)
- * show it. The test asserts that they do not move.
+ * {@code channelRead}, dawdling in the handler. Each answer is a header the server reads at once, and
+ * the server has more to send: a credit in it for a slot not posted yet would be used before the
+ * loop ends. A Send that finds no receive posted is answered with an RNR NAK and retried by the
+ * sender's device (rnr_retry 7, without end): no data is lost, but the promise was broken, and the
+ * device's counters (rxe keeps them in sysfs) show it. The test asserts that they do not move.
  *
- * <p>The transport posts a read loop's reposted slots before a flush and credits only posted ones.
+ * <p>The transport credits a read loop's reposted slots once the loop's end has posted them.
  * Crediting them at repost time, as it once did, was not caught here: in the VM the server's next
  * Send never arrived inside the window (docs/protocol.md, "Receive slots").
  */

@@ -340,9 +340,6 @@ final class RdmaConnection implements CompletionListener {
         if (!isReady() || closed || removingSentBytes) {
             return;
         }
-        // A handler writing from channelRead flushes in the middle of a read loop: the slots read so
-        // far are posted now, so that their credits ride on this flush instead of waiting for the next.
-        postReceives();
         if (inFlightBytes == 0) {
             // Empty writes at the head wait for nothing: complete them now.
             removeSent(in, 0);
