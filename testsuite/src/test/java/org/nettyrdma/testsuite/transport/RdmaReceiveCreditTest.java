@@ -93,7 +93,7 @@ class RdmaReceiveCreditTest {
                 .option(RdmaChannelOption.SLOT_SIZE, SLOT_SIZE)
                 // The read loop goes on while messages wait, whatever the buffers' capacity (an
                 // allocator made here reads one message per loop unless told otherwise).
-                .option(ChannelOption.RCVBUF_ALLOCATOR,
+                .option(ChannelOption.RECVBUF_ALLOCATOR,
                         new FixedRecvByteBufAllocator(MESSAGE).respectMaybeMoreData(false).maxMessagesPerRead(16))
                 .handler(RdmaTransportFixture.pipeline(new ChannelInboundHandlerAdapter() {
                     private boolean firstLoop = true;
