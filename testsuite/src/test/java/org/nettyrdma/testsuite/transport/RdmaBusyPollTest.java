@@ -16,6 +16,7 @@
 package org.nettyrdma.testsuite.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.CompletableFuture;
@@ -34,7 +35,8 @@ import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 /**
  * Loops that busy-poll their completion queues: request and response go back and forth, spins
  * find completions (as {@code loopMetrics()} counts them), and the loops still run their tasks,
- * those submitted from other threads and those scheduled, while they spin.
+ * those submitted from other threads and those scheduled, and still see their other fds' events
+ * (RDMA CM's), while they spin.
  */
 class RdmaBusyPollTest {
 
@@ -47,7 +49,7 @@ class RdmaBusyPollTest {
     @Test
     void roundTripsEchoAndTasksRunWhileLoopsSpin() throws Exception {
         Channel server = rdma.bind(rdma.server().childHandler(EchoHandler.INSTANCE));
-        PingPong pingPong = new PingPong();
+        PingPong pingPong = new PingPong(ROUND_TRIPS);
         Channel client = rdma.client().handler(pingPong).connect(server.localAddress()).sync().channel();
 
         client.writeAndFlush(Unpooled.wrappedBuffer(new byte[MESSAGE]));
@@ -74,11 +76,51 @@ class RdmaBusyPollTest {
         server.close().sync();
     }
 
-    /** Sends each echo back as the next request, {@link #ROUND_TRIPS} times. */
+    /**
+     * While both loops keep finding completions (an endless ping-pong), a second connection's RDMA CM
+     * events still reach them: it connects, echoes and closes, three times, and the ping-pong goes on
+     * meanwhile. This checks the outcome, not the 100 us interval between looks at the fds: a loop
+     * also looks whenever it has tasks or a spin ends empty, and a variant that never looked while
+     * finding completions passed here too.
+     */
+    @Test
+    void connectionsComeAndGoWhileSpinsKeepFindingCompletions() throws Exception {
+        Channel server = rdma.bind(rdma.server().childHandler(EchoHandler.INSTANCE));
+        PingPong endless = new PingPong(Integer.MAX_VALUE);
+        Channel busy = rdma.client().handler(endless).connect(server.localAddress()).sync().channel();
+        busy.writeAndFlush(Unpooled.wrappedBuffer(new byte[MESSAGE]));
+        Await.until(() -> endless.roundTrips > 100, 60, () -> "round trips: " + endless.roundTrips);
+        RdmaLoopMetrics before = ((RdmaSocketChannel) busy).loopMetrics();
+
+        for (int i = 0; i < 3; i++) {
+            int roundTripsBefore = endless.roundTrips;
+            PingPong one = new PingPong(1);
+            Channel other = rdma.client().handler(one).connect(server.localAddress()).sync().channel();
+            other.writeAndFlush(Unpooled.wrappedBuffer(new byte[MESSAGE]));
+            assertEquals(1, one.done.get(30, TimeUnit.SECONDS), "the second connection's echo");
+            assertTrue(other.close().await(30, TimeUnit.SECONDS), "the second connection closed");
+            assertTrue(endless.roundTrips > roundTripsBefore, "the ping-pong went on meanwhile");
+        }
+        RdmaLoopMetrics after = ((RdmaSocketChannel) busy).loopMetrics();
+        assertTrue(after.busyPollHits() > before.busyPollHits(), () -> "spins found work meanwhile: " + after);
+        assertFalse(endless.done.isDone(), () -> "the ping-pong ended: " + endless.done);
+
+        endless.stopped = true;
+        busy.close().sync();
+        server.close().sync();
+    }
+
+    /** Sends each echo back as the next request, {@code total} times or until stopped. */
     private static final class PingPong extends SimpleChannelInboundHandler<ByteBuf> {
         final CompletableFuture<Integer> done = new CompletableFuture<>();
+        volatile boolean stopped;
+        volatile int roundTrips;
+        private final int total;
         private int received;
-        private int roundTrips;
+
+        PingPong(int total) {
+            this.total = total;
+        }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
@@ -87,9 +129,11 @@ class RdmaBusyPollTest {
                 return;
             }
             received -= MESSAGE;
-            if (++roundTrips == ROUND_TRIPS) {
+            // One writer (the event loop): a volatile read and write, no atomic operation needed.
+            roundTrips = roundTrips + 1;
+            if (roundTrips == total) {
                 done.complete(roundTrips);
-            } else {
+            } else if (!stopped) {
                 ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[MESSAGE]));
             }
         }

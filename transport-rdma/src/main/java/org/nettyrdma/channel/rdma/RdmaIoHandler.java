@@ -48,9 +48,6 @@ public final class RdmaIoHandler implements IoHandler {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaIoHandler.class);
 
-    private final IoHandler epoll;
-    private final RdmaLoop loop;
-    private final Set<RdmaRegistration> rdmaRegistrations = new HashSet<>();
     /** Empty polls of a busy poll between two yields of the core ({@link #busyPoll}). */
     private static final int POLLS_PER_YIELD = 16;
     /**
@@ -60,6 +57,9 @@ public final class RdmaIoHandler implements IoHandler {
      */
     private static final long EPOLL_LOOK_INTERVAL_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
+    private final IoHandler epoll;
+    private final RdmaLoop loop;
+    private final Set<RdmaRegistration> rdmaRegistrations = new HashSet<>();
     private final long busyPollNanos;
     private final NonBlockingContext nonBlocking = new NonBlockingContext();
     /** When busy polling last looked at the loop's other fds. */
@@ -84,7 +84,9 @@ public final class RdmaIoHandler implements IoHandler {
      * in epoll, so a completion that arrives meanwhile is handled without the completion channel's
      * wake-up (a thread switch and the system calls that read the event and re-arm the queue; the
      * queue stays unarmed while the loop spins). The loop yields its core every few polls, so other
-     * threads there still run. This trades a core's time for latency: each loop
+     * threads there still run. While the spins keep finding completions, the loop's other fds (RDMA
+     * CM events, epoll channels sharing the loop) are looked at about every 100 us rather than after
+     * each find. This trades a core's time for latency: each loop
      * spins that long whenever it runs out of work. 0 turns it off.
      */
     public static IoHandlerFactory newFactory(int busyPollMicros) {

@@ -57,12 +57,7 @@ public final class CreditReturn {
         peerSlots--;
     }
 
-    /** Accounts for a receive slot reposted for the peer. */
-    public void slotReposted() {
-        slotsReposted(1);
-    }
-
-    /** Accounts for {@code count} receive slots reposted for the peer. */
+    /** Accounts for {@code count} receive slots reposted (and posted) for the peer. */
     public void slotsReposted(int count) {
         owedSlots += count;
     }

@@ -119,7 +119,7 @@ class CreditProtocolSimulationTest {
             credits = new SendCredits(other.owed.grantedSlots(), other.ring == null ? 0 : other.ring.size());
             credits.consumeSlot();
             owed.onPeerUsedSlot();
-            owed.slotReposted();
+            owed.slotsReposted(1);
         }
 
         boolean done() {
@@ -180,12 +180,12 @@ class CreditProtocolSimulationTest {
                         writesReceived++;
                         long token = ring.accept((int) m[1], (int) m[2]);
                         checkStream(m[3], m[2]);
-                        owed.slotReposted();
+                        owed.slotsReposted(1);
                         held.add(new long[] {1, token});
                         break;
                     default: // CREDIT
                         credits.onReturned((int) m[1], (int) m[2]);
-                        owed.slotReposted();
+                        owed.slotsReposted(1);
                         break;
                 }
             } catch (Exception e) {
@@ -202,7 +202,7 @@ class CreditProtocolSimulationTest {
         void release(Random random) {
             long[] h = held.remove(random.nextInt(held.size()));
             if (h[0] == 0) {
-                owed.slotReposted();
+                owed.slotsReposted(1);
             } else {
                 owed.ringFreed(ring.release(h[1]));
             }
