@@ -102,7 +102,9 @@ class RdmaKeepAliveTest {
             int slots = RawRdmaClient.RECEIVES - 2;
             raw.send(ring ? raw.helloWithRing(slots) : RawRdmaClient.hello(slots));
             HelloMessage.decode(Unpooled.wrappedBuffer(raw.awaitMessage()), 0, RdmaProtocol.HELLO_SIZE);
-            assertTrue(child.isActive(), "the server child is up once both HELLOs are out");
+            // The server posts its HELLO before its loop marks the child active: the peer may
+            // hold the HELLO a moment before the child is up.
+            Await.until(child::isActive, 10, () -> "the server child is up once both HELLOs are out");
             long controlAtStart = child.metrics().controlMessages();
 
             long vanished = System.nanoTime();

@@ -89,8 +89,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     /** What a connect waits for now, for the message of a connect timeout. */
     private String connectStage = "nothing";
     private SocketAddress requestedRemoteAddress;
-    private boolean open = true;
-    private boolean active;
+    /** Written on the loop; volatile because isOpen() and isActive() are asked from any thread. */
+    private volatile boolean open = true;
+    private volatile boolean active;
     private boolean readPending;
     private boolean inputShutdown;
     private boolean outputShutdown;
