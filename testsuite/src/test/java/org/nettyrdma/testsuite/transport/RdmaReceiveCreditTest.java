@@ -42,14 +42,16 @@ import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 
 /**
  * A credit promises a posted receive. The client holds the server's first messages unread
- * ({@code AUTO_READ} off), then reads them in one read loop and answers each from inside
- * {@code channelRead}, dawdling in the handler. Each answer is a header the server reads at once, and
- * the server has more to send: a credit in it for a slot not posted yet would be used before the
- * loop ends. A Send that finds no receive posted is answered with an RNR NAK and retried by the
+ * ({@code AUTO_READ} off), then reads them in one read loop and answers from inside the loop, dawdling
+ * in the handler: each message from {@code channelRead}, or once from {@code channelReadComplete},
+ * which the transport fires before it posts the loop's slots. Each answer is a header the server
+ * reads at once, and the server has more to send: a credit in it for a slot not posted yet would be
+ * used before the post. A Send that finds no receive posted is answered with an RNR NAK and retried by the
  * sender's device (rnr_retry 7, without end): no data is lost, but the promise was broken, and the
  * device's counters (rxe keeps them in sysfs) show it. The test asserts that they do not move.
  *
- * <p>The transport credits a read loop's reposted slots once the loop's end has posted them.
+ * <p>The transport credits a read loop's reposted slots once they are posted, after
+ * {@code channelReadComplete}.
  * Crediting them at repost time, as it once did, was not caught here: in the VM the server's next
  * Send never arrived inside the window (docs/protocol.md, "Receive slots").
  */
@@ -68,7 +70,16 @@ class RdmaReceiveCreditTest {
     final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
 
     @Test
-    void noSendFindsItsCreditedSlotUnposted() throws Exception {
+    void answersFromChannelReadCreditOnlyPostedSlots() throws Exception {
+        exchange(false);
+    }
+
+    @Test
+    void answersFromChannelReadCompleteCreditOnlyPostedSlots() throws Exception {
+        exchange(true);
+    }
+
+    private void exchange(boolean answerOnReadComplete) throws Exception {
         Map<String, Long> before = rnrCounters();
         Channel server = rdma.bind(rdma.server().childHandler(new ChannelInboundHandlerAdapter() {
             @Override
@@ -106,13 +117,22 @@ class RdmaReceiveCreditTest {
                         if (firstLoop) {
                             firstLoopReads.incrementAndGet();
                         }
-                        ctx.writeAndFlush(ctx.alloc().buffer(1).writeByte(1), ctx.voidPromise());
-                        Thread.sleep(DAWDLE_MILLIS);
+                        if (!answerOnReadComplete) {
+                            answer(ctx);
+                        }
                     }
 
                     @Override
-                    public void channelReadComplete(ChannelHandlerContext ctx) {
+                    public void channelReadComplete(ChannelHandlerContext ctx) throws InterruptedException {
                         firstLoop = false;
+                        if (answerOnReadComplete) {
+                            answer(ctx);
+                        }
+                    }
+
+                    private void answer(ChannelHandlerContext ctx) throws InterruptedException {
+                        ctx.writeAndFlush(ctx.alloc().buffer(1).writeByte(1), ctx.voidPromise());
+                        Thread.sleep(DAWDLE_MILLIS);
                     }
                 }, errors))
                 .connect(server.localAddress()).sync().channel();

@@ -813,9 +813,6 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                         break;
                     }
                 }
-                if (connection != null) {
-                    connection.readComplete();
-                }
             } catch (Throwable t) {
                 handle.readComplete();
                 pipeline.fireChannelReadComplete();
@@ -825,6 +822,17 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             handle.readComplete();
             if (readSomething) {
                 pipeline.fireChannelReadComplete();
+            }
+            // The slots read are posted again only now, after the pipeline flushed what it answered in
+            // channelReadComplete: the answer leaves without waiting for ibv_post_recv, and a later
+            // message (or a CREDIT, when due) returns the slots.
+            if (connection != null) {
+                try {
+                    connection.readComplete();
+                } catch (IOException e) {
+                    connectionFailed(e);
+                    return;
+                }
             }
             if (closeReceived) {
                 peerClosed = true;
