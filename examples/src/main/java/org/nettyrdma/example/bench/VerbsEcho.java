@@ -23,7 +23,7 @@ import java.io.IOException;
  * The answer is sent from this end's own buffer, not copied from the request: the floor measures the
  * verbs, not a copy. Runs on a thread of its own; {@link #failure()} may be read from any thread.
  */
-final class VerbsEcho implements Runnable {
+final class VerbsEcho implements AbstractVerbsBenchmark.PassiveEnd {
 
     private final VerbsListener listener;
     private final int size;
@@ -38,7 +38,7 @@ final class VerbsEcho implements Runnable {
 
     @Override
     public void run() {
-        try (VerbsPeer peer = listener.accept(size, waitForEvents)) {
+        try (VerbsPeer peer = VerbsPeer.accept(listener, size, waitForEvents)) {
             for (;;) {
                 int slot = peer.awaitReceive();
                 byte kind = peer.kind(slot);
@@ -56,8 +56,8 @@ final class VerbsEcho implements Runnable {
         }
     }
 
-    /** Returns why the server end failed, or {@code null}. */
-    Throwable failure() {
+    @Override
+    public Throwable failure() {
         return failure;
     }
 }

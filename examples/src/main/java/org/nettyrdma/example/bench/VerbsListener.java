@@ -27,9 +27,11 @@ import com.ibm.disni.verbs.impl.NatObject;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 
 /**
- * The passive side of {@link VerbsPingPong}'s connection: an RDMA CM id listening on an address of the
- * RDMA device, on a port the system picks, which accepts connect requests one at a time. Used by one
- * thread at a time.
+ * The passive side of a floor benchmark's connection ({@link VerbsPingPong}, {@link VerbsWriteStream}): an
+ * RDMA CM id listening on an address of the RDMA device, on a port the system picks, which hands out
+ * connect requests one at a time as {@link VerbsQueuePair}s. The role that takes one
+ * ({@link VerbsPeer#accept}, {@link VerbsWriteSink}) posts its receives, then accepts. Used by one thread
+ * at a time.
  */
 final class VerbsListener implements AutoCloseable {
 
@@ -56,19 +58,19 @@ final class VerbsListener implements AutoCloseable {
     }
 
     /**
-     * Waits for the next connect request, makes the accepting end with its receives posted, accepts, and
-     * returns that end once the connection is established.
+     * Waits for the next connect request and returns its end, not yet accepted: the caller posts its
+     * receives, then calls {@link VerbsQueuePair#accept()}. The arguments are those of
+     * {@link VerbsQueuePair#resolve}.
      */
-    VerbsPeer accept(int size, boolean waitForEvents) throws IOException {
-        RdmaCmEvent request = VerbsPeer.expect(cmChannel, RdmaCmEvent.EventType.RDMA_CM_EVENT_CONNECT_REQUEST);
+    VerbsQueuePair nextRequest(int sendDepth, int receiveDepth, int maxInline, int pollBatch) throws IOException {
+        RdmaCmEvent request = VerbsQueuePair.expect(cmChannel,
+                RdmaCmEvent.EventType.RDMA_CM_EVENT_CONNECT_REQUEST);
         RdmaCmId child = request.getConnIdPriv();
         // The new id's events come on the listener's channel; on a channel of its own, the end that owns
         // it can wait for its disconnect without knowing about the listener (DiSNI has no rdma_migrate_id).
         RdmaEventChannel childChannel = RdmaEventChannel.createEventChannel();
         RdmaNative.migrateId(((NatObject) child).getObjId(), ((NatObject) childChannel).getObjId());
-        VerbsPeer peer = new VerbsPeer(childChannel, child, size, waitForEvents);
-        peer.accept();
-        return peer;
+        return new VerbsQueuePair(childChannel, child, sendDepth, receiveDepth, maxInline, pollBatch);
     }
 
     /** Destroys the listening id and its event channel; every accepted end must be closed first. */

@@ -18,45 +18,28 @@ package org.nettyrdma.example.bench;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.LinkedList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import com.ibm.disni.verbs.IbvCQ;
-import com.ibm.disni.verbs.IbvCompChannel;
-import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvMr;
-import com.ibm.disni.verbs.IbvPd;
-import com.ibm.disni.verbs.IbvQP;
-import com.ibm.disni.verbs.IbvQPInitAttr;
 import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSendWR;
-import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
-import com.ibm.disni.verbs.RdmaCm;
-import com.ibm.disni.verbs.RdmaCmEvent;
-import com.ibm.disni.verbs.RdmaCmId;
-import com.ibm.disni.verbs.RdmaConnParam;
-import com.ibm.disni.verbs.RdmaEventChannel;
-import com.ibm.disni.verbs.SVCPollCq;
 import com.ibm.disni.verbs.SVCPostRecv;
 import com.ibm.disni.verbs.SVCPostSend;
-import com.ibm.disni.verbs.SVCReqNotify;
-import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 
 /**
- * One end of {@link VerbsPingPong}'s connection, on DiSNI's verbs and nothing else: a protection domain,
- * a CQ with its completion channel, an RC queue pair, and one registered buffer that holds the message
- * to send followed by {@value #RECEIVES} receive slots of the message size. Every verb of the steady
- * state is a DiSNI stateful verb call made once and executed again and again, so a round trip
- * allocates nothing, as perftest does not.
+ * One end of {@link VerbsPingPong}'s connection, on DiSNI's verbs and nothing else: a {@link VerbsQueuePair}
+ * and one registered buffer that holds the message to send followed by {@value #RECEIVES} receive slots of
+ * the message size. Every verb of the steady state is a DiSNI stateful verb call made once and executed
+ * again and again, so a round trip allocates nothing, as perftest does not.
  *
  * <p>A message is a Send of the message size whose first byte says what it is ({@link #PING} or
  * {@link #STOP}). Sends up to {@value #MAX_INLINE} bytes are posted inline, as the transport posts them
  * by default. Only one Send in {@value #SIGNAL_INTERVAL} asks for a completion: the completion frees the
  * send queue entries of the unsignaled ones before it, and a ping-pong needs no other.
  *
- * <p>Used by one thread at a time; the CM events of its id arrive on an event channel of its own.
+ * <p>Used by one thread at a time.
  */
 final class VerbsPeer implements AutoCloseable {
 
@@ -71,141 +54,76 @@ final class VerbsPeer implements AutoCloseable {
     private static final int SIGNAL_INTERVAL = SEND_QUEUE_DEPTH / 2;
     /** The transport's default {@code MAX_INLINE_DATA}. */
     private static final int MAX_INLINE = 128;
-    /** The transport's retry counts ({@link RdmaProtocol#RETRY_COUNT}), as DiSNI's connect takes them. */
-    private static final byte RETRY_COUNT = (byte) RdmaProtocol.RETRY_COUNT;
-    private static final byte RNR_RETRY_COUNT = (byte) RdmaProtocol.RNR_RETRY_COUNT;
-    private static final int CM_TIMEOUT_MILLIS = 20_000;
+    /** One completion per poll, as a C ping-pong polls: a receive is handled the moment it is seen. */
+    private static final int POLL_BATCH = 1;
     /** A wait for a message that takes longer is a stuck connection. */
     private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(20);
     /** Empty polls between two looks at the clock while busy polling: a clock read costs more than a poll. */
     private static final int POLLS_PER_CLOCK_READ = 1 << 14;
-    private static final int EVENT_WAIT_MILLIS = 1000;
-    private static final int WC_SUCCESS = IbvWC.IbvWcStatus.IBV_WC_SUCCESS.ordinal();
-    private static final int WC_RECV = IbvWC.IbvWcOpcode.IBV_WC_RECV.getOpcode();
 
-    private final RdmaEventChannel cmChannel;
-    private final RdmaCmId id;
+    private final VerbsQueuePair pair;
     private final int size;
     private final boolean waitForEvents;
-    private final IbvPd pd;
-    private final IbvCompChannel completionChannel;
-    private final IbvCQ cq;
-    private final IbvQP qp;
     private final ByteBuffer buffer;
-    private final IbvMr mr;
     private final SVCPostSend send;
     private final SVCPostSend signaledSend;
     private final SVCPostRecv[] receives = new SVCPostRecv[RECEIVES];
-    /** One completion per poll, as a C ping-pong polls: a receive is handled the moment it is seen. */
-    private final IbvWC[] completion = {new IbvWC()};
-    private final SVCPollCq poll;
-    private final SVCReqNotify requestNotify;
     private int sendsSinceSignal;
-    private boolean armed;
-    /** The peer's disconnect has been seen: {@link #close()} waits for no other. */
-    private boolean disconnected;
 
     /**
-     * Makes the verbs objects on {@code id}, whose address is resolved, and posts every receive: a Send
-     * can never arrive before them. Takes over {@code cmChannel}, on which the id's events arrive.
+     * Registers the buffer on {@code pair}, not yet connected, makes the Sends and posts every receive: a
+     * Send can never arrive before them.
      */
-    VerbsPeer(RdmaEventChannel cmChannel, RdmaCmId id, int size, boolean waitForEvents) throws IOException {
-        this.cmChannel = cmChannel;
-        this.id = id;
+    private VerbsPeer(VerbsQueuePair pair, int size, boolean waitForEvents) throws IOException {
+        this.pair = pair;
         this.size = size;
         this.waitForEvents = waitForEvents;
-        IbvContext context = id.getVerbs();
-        pd = context.allocPd();
-        completionChannel = context.createCompChannel();
-        cq = context.createCQ(completionChannel, SEND_QUEUE_DEPTH + RECEIVES, 0);
-        boolean inline = size <= MAX_INLINE;
-        qp = id.createQP(pd, queuePairAttributes(cq, inline ? MAX_INLINE : 0));
         buffer = ByteBuffer.allocateDirect(size * (1 + RECEIVES));
-        mr = pd.regMr(buffer, IbvMr.IBV_ACCESS_LOCAL_WRITE).execute().free().getMr();
-        int flags = inline ? IbvSendWR.IBV_SEND_INLINE : 0;
-        send = qp.postSend(List.of(sendRequest(size, flags)), null);
-        signaledSend = qp.postSend(List.of(sendRequest(size, flags | IbvSendWR.IBV_SEND_SIGNALED)), null);
+        IbvMr mr = pair.register(buffer, IbvMr.IBV_ACCESS_LOCAL_WRITE);
+        int flags = size <= MAX_INLINE ? IbvSendWR.IBV_SEND_INLINE : 0;
+        send = pair.keep(pair.qp().postSend(List.of(sendRequest(mr, size, flags)), null));
+        signaledSend = pair.keep(pair.qp().postSend(List.of(sendRequest(mr, size,
+                flags | IbvSendWR.IBV_SEND_SIGNALED)), null));
         for (int slot = 0; slot < RECEIVES; slot++) {
             IbvRecvWR receive = new IbvRecvWR();
             receive.setWr_id(slot);
-            receive.setSg_list(gather(size * (1 + slot), size));
-            receives[slot] = qp.postRecv(List.of(receive), null);
+            receive.setSg_list(VerbsQueuePair.gather(mr, size * (1 + slot), size));
+            receives[slot] = pair.keep(pair.qp().postRecv(List.of(receive), null));
             receives[slot].execute();
         }
-        poll = cq.poll(completion, completion.length);
-        requestNotify = cq.reqNotification(false);
     }
 
     /** Connects to {@code server} and returns this end once the connection is established. */
     static VerbsPeer connect(InetSocketAddress server, int size, boolean waitForEvents) throws IOException {
-        RdmaEventChannel cmChannel = RdmaEventChannel.createEventChannel();
-        RdmaCmId id = cmChannel.createId(RdmaCm.RDMA_PS_TCP);
-        id.resolveAddr(null, server, CM_TIMEOUT_MILLIS);
-        expect(cmChannel, RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_RESOLVED);
-        id.resolveRoute(CM_TIMEOUT_MILLIS);
-        expect(cmChannel, RdmaCmEvent.EventType.RDMA_CM_EVENT_ROUTE_RESOLVED);
-        VerbsPeer peer = new VerbsPeer(cmChannel, id, size, waitForEvents);
-        RdmaConnParam parameters = new RdmaConnParam();
-        parameters.setRetry_count(RETRY_COUNT);
-        parameters.setRnr_retry_count(RNR_RETRY_COUNT);
-        id.connect(parameters);
-        expect(cmChannel, RdmaCmEvent.EventType.RDMA_CM_EVENT_ESTABLISHED);
+        VerbsQueuePair pair = VerbsQueuePair.resolve(server, SEND_QUEUE_DEPTH, RECEIVES, maxInline(size),
+                POLL_BATCH);
+        VerbsPeer peer = new VerbsPeer(pair, size, waitForEvents);
+        pair.connect();
         return peer;
     }
 
-    /** Accepts the connect request of this end's id and returns once the connection is established. */
-    void accept() throws IOException {
-        RdmaConnParam parameters = new RdmaConnParam();
-        parameters.setRnr_retry_count(RNR_RETRY_COUNT);
-        id.accept(parameters);
-        expect(cmChannel, RdmaCmEvent.EventType.RDMA_CM_EVENT_ESTABLISHED);
+    /**
+     * Waits for the next connect request on {@code listener}, makes the accepting end with its receives
+     * posted, accepts, and returns that end once the connection is established.
+     */
+    static VerbsPeer accept(VerbsListener listener, int size, boolean waitForEvents) throws IOException {
+        VerbsQueuePair pair = listener.nextRequest(SEND_QUEUE_DEPTH, RECEIVES, maxInline(size), POLL_BATCH);
+        VerbsPeer peer = new VerbsPeer(pair, size, waitForEvents);
+        pair.accept();
+        return peer;
     }
 
-    /** Returns the next event of {@code channel}, which must be of {@code type}. */
-    static RdmaCmEvent expect(RdmaEventChannel channel, RdmaCmEvent.EventType type) throws IOException {
-        RdmaCmEvent event = channel.getCmEvent(CM_TIMEOUT_MILLIS);
-        if (event == null) {
-            throw new IOException("no RDMA CM event in " + CM_TIMEOUT_MILLIS + " ms (expected: " + type + ")");
-        }
-        int received = event.getEvent();
-        if (received != type.ordinal()) {
-            RdmaCmEvent.EventType[] types = RdmaCmEvent.EventType.values();
-            throw new IOException("RDMA CM event " + (received >= 0 && received < types.length ? types[received]
-                    : Integer.toString(received)) + " (expected: " + type + ")");
-        }
-        return event;
+    /** Returns the inline data the queue pair needs for messages of {@code size}: none if they go by DMA. */
+    private static int maxInline(int size) {
+        return size <= MAX_INLINE ? MAX_INLINE : 0;
     }
 
-    private static IbvQPInitAttr queuePairAttributes(IbvCQ cq, int maxInline) {
-        IbvQPInitAttr attributes = new IbvQPInitAttr();
-        attributes.setQp_type(IbvQP.IBV_QPT_RC);
-        // One CQ for both queues: one poll sees the answer's receive and the signaled Sends alike.
-        attributes.setSend_cq(cq);
-        attributes.setRecv_cq(cq);
-        attributes.cap().setMax_send_wr(SEND_QUEUE_DEPTH);
-        attributes.cap().setMax_recv_wr(RECEIVES);
-        attributes.cap().setMax_send_sge(1);
-        attributes.cap().setMax_recv_sge(1);
-        attributes.cap().setMax_inline_data(maxInline);
-        return attributes;
-    }
-
-    private IbvSendWR sendRequest(int size, int flags) {
+    private static IbvSendWR sendRequest(IbvMr mr, int size, int flags) {
         IbvSendWR request = new IbvSendWR();
         request.setOpcode(IbvSendWR.IBV_WR_SEND);
         request.setSend_flags(flags);
-        request.setSg_list(gather(0, size));
+        request.setSg_list(VerbsQueuePair.gather(mr, 0, size));
         return request;
-    }
-
-    private LinkedList<IbvSge> gather(int offset, int length) {
-        IbvSge sge = new IbvSge();
-        sge.setAddr(mr.getAddr() + offset);
-        sge.setLength(length);
-        sge.setLkey(mr.getLkey());
-        LinkedList<IbvSge> list = new LinkedList<>();
-        list.add(sge);
-        return list;
     }
 
     /** Posts the message, its first byte {@code kind}. */
@@ -231,20 +149,16 @@ final class VerbsPeer implements AutoCloseable {
         long deadline = System.nanoTime() + STALL_NANOS;
         int emptyPolls = 0;
         for (;;) {
-            if (poll.execute().getPolls() > 0) {
-                IbvWC wc = completion[0];
-                if (wc.getStatus() != WC_SUCCESS) {
-                    throw new IOException("work request " + wc.getWr_id() + " failed: "
-                            + IbvWC.IbvWcStatus.valueOf(wc.getStatus()));
-                }
-                if (wc.getOpcode() == WC_RECV) {
+            if (pair.poll() > 0) {
+                IbvWC wc = pair.completion(0);
+                if (wc.getOpcode() == VerbsQueuePair.WC_RECV) {
                     return (int) wc.getWr_id();
                 }
                 // A signaled Send: its entries in the send queue are free again.
                 continue;
             }
             if (waitForEvents) {
-                waitForEvent();
+                pair.awaitEvent();
             }
             if (++emptyPolls == POLLS_PER_CLOCK_READ || waitForEvents) {
                 emptyPolls = 0;
@@ -252,20 +166,6 @@ final class VerbsPeer implements AutoCloseable {
                     throw new IOException("no message in " + TimeUnit.NANOSECONDS.toSeconds(STALL_NANOS) + " s");
                 }
             }
-        }
-    }
-
-    /**
-     * Arms the CQ if it is not, else sleeps until its completion channel has an event. The CQ is polled
-     * once between the two: a completion that came before the arming raises no event.
-     */
-    private void waitForEvent() throws IOException {
-        if (!armed) {
-            requestNotify.execute();
-            armed = true;
-        } else if (completionChannel.getCqEvent(cq, EVENT_WAIT_MILLIS)) {
-            cq.ackEvents(1);
-            armed = false;
         }
     }
 
@@ -284,54 +184,12 @@ final class VerbsPeer implements AutoCloseable {
      * own disconnect would move its QP to the error state, which may flush the answer before it is sent.
      */
     void awaitDisconnect() throws IOException {
-        expect(cmChannel, RdmaCmEvent.EventType.RDMA_CM_EVENT_DISCONNECTED);
-        disconnected = true;
+        pair.awaitDisconnect();
     }
 
-    /**
-     * Disconnects, waits until the peer has too, and destroys everything in the order rdma-core requires
-     * (QP before CQ, CQ before its channel, MR before the PD, id before its event channel).
-     */
+    /** Disconnects, waits until the peer has too, and frees every verbs object. */
     @Override
     public void close() throws IOException {
-        id.disconnect();
-        IOException failure = null;
-        if (!disconnected) {
-            try {
-                awaitDisconnect();
-            } catch (IOException e) {
-                failure = e;
-            }
-        }
-        send.free();
-        signaledSend.free();
-        for (SVCPostRecv receive : receives) {
-            receive.free();
-        }
-        poll.free();
-        requestNotify.free();
-        check(id.destroyQP(), "rdma_destroy_qp");
-        check(cq.destroyCQ(), "ibv_destroy_cq");
-        check(completionChannel.destroyCompChannel(), "ibv_destroy_comp_channel");
-        mr.deregMr().execute().free();
-        try {
-            check(pd.deallocPd(), "ibv_dealloc_pd");
-        } catch (IOException e) {
-            throw e;
-        } catch (Exception e) {
-            // DiSNI declares Exception here.
-            throw new IOException("ibv_dealloc_pd failed", e);
-        }
-        check(id.destroyId(), "rdma_destroy_id");
-        check(cmChannel.destroyEventChannel(), "rdma_destroy_event_channel");
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    private static void check(int result, String verb) throws IOException {
-        if (result != 0) {
-            throw new IOException(verb + " failed: " + result);
-        }
+        pair.close();
     }
 }

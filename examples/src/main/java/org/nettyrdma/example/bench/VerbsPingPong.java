@@ -18,16 +18,11 @@ package org.nettyrdma.example.bench;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
+import java.net.InetSocketAddress;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 import org.HdrHistogram.Histogram;
-import org.nettyrdma.channel.rdma.internal.NativeLibrary;
-import org.nettyrdma.example.ExampleOptions;
 
 /**
  * The floor under {@link TransportBenchmark}'s round trip: the same ping-pong of one message, in plain
@@ -51,26 +46,15 @@ import org.nettyrdma.example.ExampleOptions;
  * java ... org.nettyrdma.example.bench.VerbsPingPong --host 10.77.0.1 --sizes 64 --warmup 4 --time 4
  * </pre>
  */
-public final class VerbsPingPong {
+public final class VerbsPingPong extends AbstractVerbsBenchmark {
 
     /** The name of the figures with both ends busy polling. */
     public static final String BUSY_POLL = "java-verbs";
     /** The name of the figures with both ends waiting on the completion channel. */
     public static final String EVENTS = "java-verbs-events";
 
-    private static final String USAGE = "usage: VerbsPingPong [--host ADDRESS] [--sizes 64,4k,64k] "
-            + "[--wait busypoll|events] [--warmup SECONDS, default 3] [--time SECONDS, default 3]";
-    private static final int[] DEFAULT_SIZES = {64, 4096, 65536};
     /** Longer round trips are recorded as this: the histogram never resizes, so never allocates. */
     private static final long HIGHEST_NANOS = TimeUnit.SECONDS.toNanos(60);
-    /** Connecting, a stalled message, disconnecting: what takes longer is stuck. */
-    private static final long TIMEOUT_SECONDS = 20;
-
-    private final InetAddress host;
-    private final int[] sizes;
-    private final boolean waitForEvents;
-    private final long warmupNanos;
-    private final long measureNanos;
 
     /**
      * Creates a ping-pong between two ends on {@code host} for each of {@code sizes}, busy polling or
@@ -78,103 +62,49 @@ public final class VerbsPingPong {
      */
     public VerbsPingPong(InetAddress host, int[] sizes, boolean waitForEvents, double warmupSeconds,
                          double measureSeconds) {
-        if (sizes.length == 0 || Arrays.stream(sizes).anyMatch(size -> size < 1)) {
-            throw new IllegalArgumentException("sizes: " + Arrays.toString(sizes) + " (expected: >= 1 each)");
-        }
-        this.host = host;
-        this.sizes = sizes.clone();
-        this.waitForEvents = waitForEvents;
-        this.warmupNanos = (long) (warmupSeconds * 1e9);
-        this.measureNanos = (long) (measureSeconds * 1e9);
+        super(host, sizes, Integer.MAX_VALUE, waitForEvents, warmupSeconds, measureSeconds);
     }
 
     /** Runs the ping-pong; exits with status 1 if a size failed, 3 if the deadline passed. */
     public static void main(String[] args) throws Exception {
-        ExampleOptions options = ExampleOptions.parse(USAGE, args);
-        String host = options.host();
-        int[] sizes = options.integers("sizes", DEFAULT_SIZES);
-        String wait = options.string("wait", "busypoll");
-        double warmup = options.seconds("warmup", 3);
-        double time = options.seconds("time", 3);
-        options.checkAllRead();
-        if (!"busypoll".equals(wait) && !"events".equals(wait)) {
-            System.err.println("--wait: " + wait + " (expected: busypoll or events)\n" + USAGE);
-            System.exit(2);
-        }
-
-        NativeLibrary.ensureLoaded();
-        VerbsPingPong pingPong = new VerbsPingPong(InetAddress.getByName(host), sizes, "events".equals(wait),
-                warmup, time);
-        TransportBenchmark.startWatchdog(pingPong.name(), pingPong.deadlineSeconds());
-        List<Result> results = pingPong.run(System.out);
-        for (Result result : results) {
-            System.out.println(result.toLine());
-        }
-        // exit(), not a return: a server end stuck in a verb must not keep the program alive.
-        System.exit(results.stream().anyMatch(result -> result.error() != null) ? 1 : 0);
+        main("VerbsPingPong", args, VerbsPingPong::new);
     }
 
-    /** Returns {@link #BUSY_POLL} or {@link #EVENTS}. */
-    String name() {
-        return waitForEvents ? EVENTS : BUSY_POLL;
-    }
-
-    /** Returns the seconds after which a run must have finished, whatever went wrong in it. */
-    long deadlineSeconds() {
-        long running = TimeUnit.NANOSECONDS.toSeconds(JitWarmUp.MAX_ROUNDS * warmupNanos + measureNanos)
-                + JitWarmUp.MAX_ROUNDS + 2;
-        return 60 + sizes.length * (running + 4 * TIMEOUT_SECONDS);
-    }
-
-    /** Runs every size, printing a table row as each finishes, and returns the results. */
-    public List<Result> run(PrintStream out) throws InterruptedException {
-        out.println(String.format(Locale.ROOT, "bench-env transport=%s host=%s java=%s cpus=%d sizes=%s"
-                        + " warmup_s=%.1f time_s=%.1f", name(), host.getHostAddress(),
-                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
-                Arrays.stream(sizes).mapToObj(Integer::toString).collect(Collectors.joining(",")),
-                warmupNanos / 1e9, measureNanos / 1e9));
+    @Override
+    void printTitle(PrintStream out) {
         out.printf(Locale.ROOT, "%s: one message ping-ponged between two RC queue pairs on %s, no Netty; both ends %s"
-                + "%n", name(), host.getHostAddress(), waitForEvents ? "wait on the completion channel"
-                : "busy-poll their CQ");
-        out.printf(Locale.ROOT, "per size: warm-up rounds of %.1f s until the JIT compiler is quiet (at most %d), not"
-                + " counted, then %.1f s measured%n", warmupNanos / 1e9, JitWarmUp.MAX_ROUNDS, measureNanos / 1e9);
+                + "%n", name(), host.getHostAddress(), waiting());
+    }
+
+    @Override
+    void printColumns(PrintStream out) {
         out.printf("%8s | %8s %8s %8s %11s %9s %10s%n", "bytes", "p50 us", "p99 us", "p99.9 us", "round trips",
                 "CPU us/rt", "alloc B/rt");
-        List<Result> results = new ArrayList<>();
-        for (int size : sizes) {
-            Result result = measure(size, out);
-            results.add(result);
-            Result.RoundTrip r = result.roundTrip();
-            out.println(r == null ? String.format("%8d | error: %s", size, result.error())
-                    : String.format(Locale.ROOT, "%8d | %8.1f %8.1f %8.1f %11d %9.1f %10.1f", size, r.p50Micros(),
-                            r.p99Micros(), r.p999Micros(), r.roundTrips(), r.cpuMicrosPerRoundTrip(),
-                            r.allocatedBytesPerRoundTrip()));
-        }
-        return results;
     }
 
-    /** Measures one size on a connection of its own; a failure is a result with an error. */
-    private Result measure(int size, PrintStream out) throws InterruptedException {
-        Result.RoundTrip figures;
-        try (VerbsListener listener = VerbsListener.listen(host)) {
-            VerbsEcho echo = new VerbsEcho(listener, size, waitForEvents);
-            Thread server = new Thread(echo, "verbs-echo");
-            server.setDaemon(true);
-            server.start();
-            try (VerbsPeer client = VerbsPeer.connect(listener.address(), size, waitForEvents)) {
-                figures = pingPong(client, server, out);
-                stop(client);
-            } finally {
-                // The listener's channel must outlive the server end's accept.
-                server.join(TimeUnit.SECONDS.toMillis(3 * TIMEOUT_SECONDS));
-            }
-            if (echo.failure() != null) {
-                throw new IOException("the server end failed", echo.failure());
-            }
-        } catch (IOException | RuntimeException e) {
-            return new Result(name(), size, null, null, TransportBenchmark.describe(e));
-        }
+    @Override
+    String row(int size, Result result) {
+        Result.RoundTrip r = result.roundTrip();
+        return String.format(Locale.ROOT, "%8d | %8.1f %8.1f %8.1f %11d %9.1f %10.1f", size, r.p50Micros(),
+                r.p99Micros(), r.p999Micros(), r.roundTrips(), r.cpuMicrosPerRoundTrip(),
+                r.allocatedBytesPerRoundTrip());
+    }
+
+    @Override
+    Result measure(int size, PrintStream out) throws IOException, InterruptedException {
+        Result.RoundTrip figures = connection(listener -> new VerbsEcho(listener, size, waitForEvents),
+                "verbs-echo", "server end", (server, echo, echoThread) -> clientEnd(server, echoThread, size, out));
         return new Result(name(), size, null, figures, null);
+    }
+
+    /** Connects the client end to {@code server}, ping-pongs, and stops the server end. */
+    private Result.RoundTrip clientEnd(InetSocketAddress server, Thread echoThread, int size, PrintStream out)
+            throws IOException {
+        try (VerbsPeer client = VerbsPeer.connect(server, size, waitForEvents)) {
+            Result.RoundTrip figures = pingPong(client, echoThread, out);
+            stop(client);
+            return figures;
+        }
     }
 
     /** Warms up, then measures: returns the measured window's figures. */

@@ -16,6 +16,7 @@
 
 /**
  * A benchmark of one Netty pipeline over RDMA, NIO and epoll: throughput, round-trip latency, CPU time,
- * allocation and registered memory; and its floor, the same round trip in plain Java on raw verbs.
+ * allocation and registered memory; and its floor, the same stream and round trip in plain Java on raw
+ * verbs.
  */
 package org.nettyrdma.example.bench;

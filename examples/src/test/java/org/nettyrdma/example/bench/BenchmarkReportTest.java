@@ -72,11 +72,12 @@ class BenchmarkReportTest {
         String report = render();
         assertTrue(report.contains("qemu 7.2.22, tcg thread=multi, 2 vCPUs, kernel 6.1.0-57-amd64; rxe0 (Soft-RoCE),"
                 + " active MTU 4096; java 17.0.15"), report);
-        // 40 / 50 = 0.80 of perftest, 40 / 80 = 0.50 of epoll; no nio figure, no ratio.
-        assertEquals(List.of("65536", "40.00", "80.00", "-", "50.00", "0.80", "0.50", "-"),
+        // 40 / 50 = 0.80 of perftest, 40 / 80 = 0.50 of epoll; no nio or raw-verbs figure, no ratio.
+        assertEquals(List.of("65536", "40.00", "-", "80.00", "-", "50.00", "0.80", "-", "-", "0.50", "-"),
                 row(report, "Throughput", "65536"));
         // 64 B: no ib_write_bw at that size.
-        assertEquals(List.of("64", "2.00", "20.00", "-", "-", "-", "0.10", "-"), row(report, "Throughput", "64"));
+        assertEquals(List.of("64", "2.00", "-", "20.00", "-", "-", "-", "-", "-", "0.10", "-"),
+                row(report, "Throughput", "64"));
         // ib_send_lat's 15 us is half a round trip, shown doubled; no nio and no raw-verbs figures: dashes.
         assertEquals(List.of("64", "60.0", "/", "200.0", "/", "900.0", "45.0", "/", "100.0", "/", "300.0",
                 "50.0", "/", "150.0", "/", "800.0", "-", "-", "-", "30.0"), row(report, "Round trip:", "64"));
@@ -108,6 +109,45 @@ class BenchmarkReportTest {
         assertTrue(report.contains("  MET           64 B round trip <= 1.5 x ib_send_lat's: rdma-busypoll p50 45.0 us"
                 + " is 1.50 x 30.0 us; floor: java-verbs p50 36.0 us is 1.20 x 30.0 us, rdma-busypoll is 1.25 x"
                 + " java-verbs\n"), report);
+    }
+
+    @Test
+    void theStreamFloorOnRawVerbsMergesWithItsRoundTrip() {
+        // As scripts/demo runs them: VerbsPingPong first, then VerbsWriteStream, under one name.
+        String report = render(
+                "bench transport=java-verbs size=65536 rtt_p50_us=250.0 rtt_p99_us=600.0 rtt_p999_us=1200.0"
+                        + " round_trips=500 cpu_us_per_rtt=400.0 alloc_B_per_rtt=0.0",
+                "bench-env transport=java-verbs host=10.77.0.1 java=17.0.15 cpus=2 sizes=65536",
+                "bench transport=java-verbs size=65536 MBps=45.00 messages=2880 cpu_ms_per_MB=25.0"
+                        + " alloc_B_per_msg=0.0 loop_kernel_share=0.70 credit_stalls=120");
+        // 40 / 45 = 0.89 of the floor, which is 45 / 50 = 0.90 of perftest.
+        assertEquals(List.of("65536", "40.00", "45.00", "80.00", "-", "50.00", "0.80", "0.89", "0.90", "0.50", "-"),
+                row(report, "Throughput", "65536"));
+        // The round trip's fields stay.
+        assertEquals(List.of("65536", "-", "-", "300.0", "/", "900.0", "/", "1500.0", "-", "250.0", "/", "600.0", "/",
+                "1200.0", "-", "-"), row(report, "Round trip:", "65536"));
+        assertEquals(List.of("65536", "java-verbs", "25.0", "70", "0.0", "400.0", "0.0", "-", "-"),
+                row(report, "Costs", "65536", "java-verbs"));
+        assertTrue(report.contains("  MISSED        64 KiB throughput >= 0.9 x ib_write_bw: rdma 40.00 MB/s is 0.80 x"
+                + " 50.00 MB/s; floor: java-verbs 45.00 MB/s is 0.90 x 50.00 MB/s, rdma is 0.89 x java-verbs\n"),
+                report);
+    }
+
+    @Test
+    void theWaitingStreamFloorStandsInWhereTheBusyOneIsMissing() {
+        String report = render("bench transport=java-verbs-events size=65536 MBps=44.00 messages=2800"
+                + " cpu_ms_per_MB=20.0 alloc_B_per_msg=0.0");
+        assertTrue(report.contains("; floor: java-verbs-events 44.00 MB/s is 0.88 x 50.00 MB/s, rdma is 0.91 x"
+                + " java-verbs-events\n"), report);
+        // The table's column is the busy-polling floor's.
+        assertEquals("-", row(report, "Throughput", "65536").get(2));
+    }
+
+    @Test
+    void bothErrorsOfOneNameAreKept() {
+        String report = render("bench transport=java-verbs size=64 error=no message in 20 s",
+                "bench transport=java-verbs size=64 error=no write in 20 s");
+        assertTrue(report.contains("\n  java-verbs 64 B: no message in 20 s; no write in 20 s\n"), report);
     }
 
     /** Returns the fields of the first row of {@code section} whose first fields are {@code start}. */
@@ -144,7 +184,7 @@ class BenchmarkReportTest {
                 "perftest ib_send_lat size=64 usec_typical=20.00 usec_avg=22.00 usec_p99=90.00 usec_min=14.00"
                         + " attempts=1");
         // The higher bandwidth: 40 / 80; the failed second reading leaves the first.
-        assertEquals(List.of("65536", "40.00", "80.00", "-", "80.00", "0.50", "0.50", "-"),
+        assertEquals(List.of("65536", "40.00", "-", "80.00", "-", "80.00", "0.50", "-", "-", "0.50", "-"),
                 row(report, "Throughput", "65536"));
         assertTrue(report.contains("  perftest ib_write_bw 4096 B read 40.00, error MB/s in this run;"), report);
         assertTrue(report.contains("  perftest ib_write_bw 65536 B read 50.00, 80.00 MB/s in this run; the better one"

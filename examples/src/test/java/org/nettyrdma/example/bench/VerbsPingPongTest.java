@@ -17,21 +17,14 @@ package org.nettyrdma.example.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.nettyrdma.channel.rdma.internal.NativeLibrary;
 
 /**
  * The raw-verbs floor: its arguments and deadline anywhere, its ping-pong where an RDMA device is (the rxe
@@ -56,18 +49,7 @@ class VerbsPingPongTest {
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void pingPongsEverySizeOverTheDevice(boolean waitForEvents) throws Exception {
-        String address = System.getenv("RDMA_TEST_ADDRESS");
-        assumeTrue(address != null && !address.isEmpty() && NativeLibrary.isLoaded(),
-                "needs an RDMA device at $RDMA_TEST_ADDRESS and the native library");
-        ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        VerbsPingPong pingPong = new VerbsPingPong(InetAddress.getByName(address), new int[] {64, 65536},
-                waitForEvents, 0.5, 0.5);
-        List<Result> results = pingPong.run(new PrintStream(printed, true, StandardCharsets.UTF_8));
-
-        assertEquals(2, results.size());
-        for (Result result : results) {
-            assertNull(result.error());
-            assertEquals(waitForEvents ? "java-verbs-events" : "java-verbs", result.transport());
+        for (Result result : VerbsTestDevice.run(VerbsPingPong::new, waitForEvents)) {
             Result.RoundTrip roundTrip = result.roundTrip();
             assertNotNull(roundTrip);
             assertTrue(roundTrip.roundTrips() > 0 && roundTrip.p50Micros() > 0, roundTrip.toString());
