@@ -19,20 +19,26 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.ConnectException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 
 /**
+ * A loop that shuts down closes its channels while it still runs tasks, so that a close's events fire.
  * A connection accepted onto a child loop that is shutting down is refused at once: the loop takes no
  * new RDMA channel once it began to shut down, the peer's connect fails as refused, and the listener
  * and its own loop go on. Before, the channel registered and was closed later, after the loop had
@@ -71,6 +77,61 @@ class RdmaLoopShutdownTest {
             // A no-op if it is shutting down already; otherwise the test failed before it began to.
             children.shutdownGracefully(0, 5, TimeUnit.SECONDS);
             assertTrue(children.terminationFuture().await(60, TimeUnit.SECONDS), "the child loop terminated");
+        }
+    }
+
+    /**
+     * Netty's loop calls {@code prepareToDestroy} only at the start of a turn that begins after the
+     * shutdown; with no quiet period, a loop busy with tasks when it is asked to shut down ends without
+     * such a turn. Its channels must still be closed while the loop runs the tasks that fire
+     * {@code channelInactive} and {@code channelUnregistered}, not afterwards, when Netty can only log
+     * "Can't invoke task later" and drop the events.
+     */
+    @Test
+    void aLoopShutDownWithoutQuietPeriodWhileBusyFiresItsChannelsCloseEvents() throws Exception {
+        EventLoopGroup clientLoop = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
+        Channel server = null;
+        try {
+            server = rdma.bind(rdma.server().childHandler(EchoHandler.INSTANCE));
+            CountDownLatch inactive = new CountDownLatch(1);
+            CountDownLatch unregistered = new CountDownLatch(1);
+            Channel client = new Bootstrap().group(clientLoop).channel(RdmaSocketChannel.class)
+                    .handler(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelInactive(ChannelHandlerContext ctx) {
+                            inactive.countDown();
+                        }
+
+                        @Override
+                        public void channelUnregistered(ChannelHandlerContext ctx) {
+                            unregistered.countDown();
+                        }
+                    }).connect(server.localAddress()).sync().channel();
+
+            EventLoop loop = client.eventLoop();
+            CountDownLatch busy = new CountDownLatch(1);
+            loop.execute(new Runnable() {
+                @Override
+                public void run() {
+                    busy.countDown();
+                    if (!loop.isShuttingDown()) {
+                        loop.execute(this);
+                    }
+                }
+            });
+            assertTrue(busy.await(10, TimeUnit.SECONDS), "the loop runs the busy task");
+            clientLoop.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+            assertTrue(clientLoop.terminationFuture().await(30, TimeUnit.SECONDS), "the client loop terminated");
+
+            assertTrue(client.closeFuture().isDone(), "the channel was closed");
+            assertTrue(inactive.await(0, TimeUnit.SECONDS), "channelInactive fired");
+            assertTrue(unregistered.await(0, TimeUnit.SECONDS), "channelUnregistered fired");
+        } finally {
+            if (server != null) {
+                server.close().sync();
+            }
+            clientLoop.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+            assertTrue(clientLoop.terminationFuture().await(60, TimeUnit.SECONDS), "the client loop terminated");
         }
     }
 }

@@ -29,6 +29,7 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.IoOps;
 import io.netty.channel.IoRegistration;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
@@ -57,6 +58,7 @@ public final class RdmaIoHandler implements IoHandler {
      */
     private static final long EPOLL_LOOK_INTERVAL_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
+    private final ThreadAwareExecutor executor;
     private final IoHandler epoll;
     private final RdmaLoop loop;
     private final Set<RdmaRegistration> rdmaRegistrations = new HashSet<>();
@@ -67,7 +69,8 @@ public final class RdmaIoHandler implements IoHandler {
     /** Set by the first {@link #prepareToDestroy()}: the loop is going away and takes no new channel. */
     private boolean shuttingDown;
 
-    private RdmaIoHandler(IoHandler epoll, long busyPollNanos) {
+    private RdmaIoHandler(ThreadAwareExecutor executor, IoHandler epoll, long busyPollNanos) {
+        this.executor = executor;
         this.epoll = epoll;
         this.loop = new RdmaLoop(epoll);
         this.busyPollNanos = busyPollNanos;
@@ -97,7 +100,7 @@ public final class RdmaIoHandler implements IoHandler {
         return new IoHandlerFactory() {
             @Override
             public IoHandler newHandler(ThreadAwareExecutor executor) {
-                return new RdmaIoHandler(epollFactory.newHandler(executor), busyPollNanos);
+                return new RdmaIoHandler(executor, epollFactory.newHandler(executor), busyPollNanos);
             }
         };
     }
@@ -105,6 +108,14 @@ public final class RdmaIoHandler implements IoHandler {
     @Override
     public void initialize() {
         epoll.initialize();
+        if (executor instanceof SingleThreadEventExecutor) {
+            // Netty calls prepareToDestroy on a loop turn that begins after the shutdown started. With no
+            // quiet period, a loop that is running tasks when it is asked to stop ends without such a
+            // turn, and its channels would be closed only in destroy, when the loop takes no more tasks
+            // and their close events are dropped ("Can't invoke task later"). The shutdown hooks run
+            // while it still takes them.
+            ((SingleThreadEventExecutor) executor).addShutdownHook(this::prepareToDestroy);
+        }
     }
 
     @Override
@@ -195,8 +206,10 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public void destroy() {
-        // Registrations are refused once shutting down, so none should be left; if one is, close it
-        // anyway, or its QP keeps the loop's CQ from being freed.
+        // Registrations are refused once shutting down, and the shutdown hook closed the channels, so
+        // none should be left. Netty runs the hooks after the tasks, though, and only if no task ran
+        // just before; a channel still here is closed anyway (its events are lost), or its QP keeps the
+        // loop's CQ from being freed.
         closeChannels();
         loop.close();
         epoll.destroy();
