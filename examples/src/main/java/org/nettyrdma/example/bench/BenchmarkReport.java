@@ -252,6 +252,11 @@ public final class BenchmarkReport {
         line(out, "  qemu %s, %s thread=%s, %s vCPUs, kernel %s; %s (Soft-RoCE), active MTU %s; java %s%n",
                 env("qemu"), env("accel"), env("tcg_thread"), env("cpus"), env("kernel"), env("device"),
                 env("active_mtu"), env("java"));
+        if (environment.containsKey("host_other_cpu")) {
+            // The guest is emulated on a shared host: other processes' CPU slows every figure of the run.
+            line(out, "  host: other processes used %s of its %s cores' CPU during the VM run (steal %s)%n",
+                    env("host_other_cpu"), env("host_cores"), env("host_steal"));
+        }
         for (String note : notes) {
             out.append("  NOTE: ").append(note).append('\n');
         }

@@ -206,6 +206,13 @@ class BenchmarkReportTest {
     }
 
     @Test
+    void theHostsOtherLoadDuringTheRunIsShown() {
+        String report = render("demo-env host_cores=2 host_other_cpu=39% host_steal=1%");
+        assertTrue(report.contains("  host: other processes used 39% of its 2 cores' CPU during the VM run (steal 1%)\n"),
+                report);
+    }
+
+    @Test
     void qemu10NeedsNoNote() {
         BenchmarkReport report = new BenchmarkReport();
         report.add("demo-env qemu=10.0.2");
