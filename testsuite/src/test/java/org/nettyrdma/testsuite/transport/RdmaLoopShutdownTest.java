@@ -81,9 +81,9 @@ class RdmaLoopShutdownTest {
     }
 
     /**
-     * Netty's loop calls {@code prepareToDestroy} only at the start of a turn that begins after the
-     * shutdown; with no quiet period, a loop busy with tasks when it is asked to shut down ends without
-     * such a turn. Its channels must still be closed while the loop runs the tasks that fire
+     * Netty's loop calls {@code prepareToDestroy} after a turn's I/O, if the shutdown has started by
+     * then; with no quiet period, a loop asked to shut down while it runs its tasks ends without that
+     * call. Its channels must still be closed while the loop runs the tasks that fire
      * {@code channelInactive} and {@code channelUnregistered}, not afterwards, when Netty can only log
      * "Can't invoke task later" and drop the events.
      */

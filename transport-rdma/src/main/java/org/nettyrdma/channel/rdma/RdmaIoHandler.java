@@ -109,9 +109,9 @@ public final class RdmaIoHandler implements IoHandler {
     public void initialize() {
         epoll.initialize();
         if (executor instanceof SingleThreadEventExecutor) {
-            // Netty calls prepareToDestroy on a loop turn that begins after the shutdown started. With no
-            // quiet period, a loop that is running tasks when it is asked to stop ends without such a
-            // turn, and its channels would be closed only in destroy, when the loop takes no more tasks
+            // Netty calls prepareToDestroy after a turn's I/O, if the shutdown has started by then. With
+            // no quiet period, a loop asked to stop while it runs its tasks ends without that call,
+            // and its channels would be closed only in destroy, when the loop takes no more tasks
             // and their close events are dropped ("Can't invoke task later"). The shutdown hooks run
             // while it still takes them.
             ((SingleThreadEventExecutor) executor).addShutdownHook(this::prepareToDestroy);
