@@ -100,8 +100,12 @@ public final class CreditReturn {
         if (owedRingBytes == 0) {
             return false;
         }
-        // A quarter of the ring at a time, or everything once the pipeline holds nothing: the peer
-        // writes at most a quarter of the ring at once, so one of the two always unblocks it.
-        return owedRingBytes >= ring.size() / 4 || ring.used() == 0;
+        // A quarter of the ring at a time, as the Java floor on raw verbs returns its credit. Less
+        // owed never keeps a Write out of the ring by itself: a Write is at most a quarter of it, and
+        // with less than a quarter unreturned one fits after the peer's position or at offset 0
+        // (RingCreditTest); more unreturned means the pipeline holds it, and the peer goes on in
+        // Sends. Returning everything whenever the pipeline held nothing sent a CREDIT for nearly
+        // every 64 KiB Write of a stream (docs/benchmark.md, "Ring credit by the quarter").
+        return owedRingBytes >= ring.size() / 4;
     }
 }
