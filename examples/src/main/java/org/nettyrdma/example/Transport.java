@@ -52,11 +52,13 @@ public enum Transport {
             RdmaServerSocketChannel.class),
 
     /**
-     * RDMA as {@link #RDMA}, on loops that busy-poll their completion queues for up to 500 us before
-     * they wait in epoll ({@code RdmaIoHandler.newFactory(500)}): lower latency for a core's time.
-     * 500 us was the best of 50, 500 and 5000 on the rxe VM (docs/benchmark.md).
+     * RDMA as {@link #RDMA}, on loops that busy-poll their completion queues for up to 2000 us before
+     * they wait in epoll ({@code RdmaIoHandler.newFactory(2000)}): lower latency and a reader that is
+     * not woken per message, for a core's time. Longer than the gap between two 64 KiB messages of a
+     * stream on the rxe VM (about 0.9 ms), which a 500 us budget slept through; the 64 B round trip never
+     * reaches either budget (docs/benchmark.md, "A reader that sleeps slows the writer").
      */
-    RDMA_BUSYPOLL(Rdma::unavailabilityCause, () -> RdmaIoHandler.newFactory(500), RdmaSocketChannel.class,
+    RDMA_BUSYPOLL(Rdma::unavailabilityCause, () -> RdmaIoHandler.newFactory(2000), RdmaSocketChannel.class,
             RdmaServerSocketChannel.class),
 
     /** TCP through the JDK's selector: runs everywhere. */

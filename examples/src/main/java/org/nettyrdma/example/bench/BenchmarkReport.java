@@ -278,18 +278,20 @@ public final class BenchmarkReport {
 
     private void throughput(StringBuilder out) {
         out.append("\nThroughput: one connection writing one way, MB/s\n");
-        line(out, "%8s %9s %11s %9s %9s %12s %17s %16s %23s %11s %9s%n", "bytes", RDMA, JAVA_VERBS, "epoll", "nio",
-                "ib_write_bw", "rdma/ib_write_bw", "rdma/java-verbs", "java-verbs/ib_write_bw", "rdma/epoll",
-                "rdma/nio");
+        line(out, "%8s %9s %14s %11s %9s %9s %12s %17s %21s %20s %23s %11s %9s%n", "bytes", RDMA, RDMA_BUSYPOLL,
+                JAVA_VERBS, "epoll", "nio", "ib_write_bw", "rdma/ib_write_bw", "busypoll/ib_write_bw",
+                "busypoll/java-verbs", "java-verbs/ib_write_bw", "rdma/epoll", "rdma/nio");
         for (int size : sizes()) {
             double rdma = number(bench(RDMA, size), "MBps");
+            double busy = number(bench(RDMA_BUSYPOLL, size), "MBps");
             double floor = number(bench(JAVA_VERBS, size), "MBps");
             double epoll = number(bench("epoll", size), "MBps");
             double nio = number(bench("nio", size), "MBps");
             double perf = number(perftest("ib_write_bw", size), "MBps");
-            line(out, "%8d %9s %11s %9s %9s %12s %17s %16s %23s %11s %9s%n", size, fixed(rdma, 2), fixed(floor, 2),
-                    fixed(epoll, 2), fixed(nio, 2), fixed(perf, 2), fixed(rdma / perf, 2), fixed(rdma / floor, 2),
-                    fixed(floor / perf, 2), fixed(rdma / epoll, 2), fixed(rdma / nio, 2));
+            line(out, "%8d %9s %14s %11s %9s %9s %12s %17s %21s %20s %23s %11s %9s%n", size, fixed(rdma, 2),
+                    fixed(busy, 2), fixed(floor, 2), fixed(epoll, 2), fixed(nio, 2), fixed(perf, 2),
+                    fixed(rdma / perf, 2), fixed(busy / perf, 2), fixed(busy / floor, 2), fixed(floor / perf, 2),
+                    fixed(rdma / epoll, 2), fixed(rdma / nio, 2));
         }
     }
 
@@ -378,13 +380,24 @@ public final class BenchmarkReport {
 
     private void targets(StringBuilder out) {
         out.append("\nTargets (docs/benchmark.md)\n");
-        double rdmaBandwidth = number(bench(RDMA, TARGET_BANDWIDTH_SIZE), "MBps");
+        // ib_write_bw busy-polls its CQ, and its receiver has no work at all: the like-for-like figure is
+        // the busy-polling transport's, where measured, with the sleeping loops' figure beside it.
+        String bandwidthTransport = bench(RDMA_BUSYPOLL, TARGET_BANDWIDTH_SIZE).containsKey("MBps")
+                ? RDMA_BUSYPOLL : RDMA;
+        double rdmaBandwidth = number(bench(bandwidthTransport, TARGET_BANDWIDTH_SIZE), "MBps");
         double perfBandwidth = number(perftest("ib_write_bw", TARGET_BANDWIDTH_SIZE), "MBps");
         double bandwidthRatio = rdmaBandwidth / perfBandwidth;
+        String sleeping = "";
+        double sleepingBandwidth = number(bench(RDMA, TARGET_BANDWIDTH_SIZE), "MBps");
+        if (RDMA_BUSYPOLL.equals(bandwidthTransport) && !Double.isNaN(sleepingBandwidth)) {
+            sleeping = String.format(Locale.ROOT, " (rdma, loops that sleep: %s MB/s, %s x)",
+                    fixed(sleepingBandwidth, 2), fixed(sleepingBandwidth / perfBandwidth, 2));
+        }
         target(out, bandwidthRatio >= TARGET_BANDWIDTH_RATIO, Double.isNaN(bandwidthRatio),
-                String.format(Locale.ROOT, "64 KiB throughput >= %.1f x ib_write_bw: rdma %s MB/s is %s x %s MB/s",
-                        TARGET_BANDWIDTH_RATIO, fixed(rdmaBandwidth, 2), fixed(bandwidthRatio, 2),
-                        fixed(perfBandwidth, 2)) + bandwidthFloor(rdmaBandwidth, perfBandwidth));
+                String.format(Locale.ROOT, "64 KiB throughput >= %.1f x ib_write_bw: %s %s MB/s is %s x %s MB/s%s",
+                        TARGET_BANDWIDTH_RATIO, bandwidthTransport, fixed(rdmaBandwidth, 2),
+                        fixed(bandwidthRatio, 2), fixed(perfBandwidth, 2), sleeping)
+                        + bandwidthFloor(bandwidthTransport, rdmaBandwidth, perfBandwidth));
 
         // ib_send_lat busy-polls its CQ: the like-for-like figure is the busy-polling transport's, where measured.
         String latencyTransport = bench(RDMA_BUSYPOLL, TARGET_LATENCY_SIZE).containsKey("rtt_p50_us")
@@ -407,15 +420,15 @@ public final class BenchmarkReport {
      * most Java on verbs can do), else the waiting one. Context only: the target is judged on the transport
      * against perftest.
      */
-    private String bandwidthFloor(double transportBandwidth, double perfBandwidth) {
+    private String bandwidthFloor(String transport, double transportBandwidth, double perfBandwidth) {
         String floor = bench(JAVA_VERBS, TARGET_BANDWIDTH_SIZE).containsKey("MBps") ? JAVA_VERBS : JAVA_VERBS_EVENTS;
         double floorBandwidth = number(bench(floor, TARGET_BANDWIDTH_SIZE), "MBps");
         if (Double.isNaN(floorBandwidth)) {
             return "";
         }
-        return String.format(Locale.ROOT, "; floor: %s %s MB/s is %s x %s MB/s, rdma is %s x %s", floor,
+        return String.format(Locale.ROOT, "; floor: %s %s MB/s is %s x %s MB/s, %s is %s x %s", floor,
                 fixed(floorBandwidth, 2), fixed(floorBandwidth / perfBandwidth, 2), fixed(perfBandwidth, 2),
-                fixed(transportBandwidth / floorBandwidth, 2), floor);
+                transport, fixed(transportBandwidth / floorBandwidth, 2), floor);
     }
 
     /**
