@@ -101,4 +101,48 @@ class ZeroCopySendTest {
         assertEquals(WRITES + 1, client.metrics().rdmaWrites(), "the totals stay after close");
         server.close().sync();
     }
+
+    /**
+     * A reader that releases each buffer at once returns ring space a quarter of the ring at a time,
+     * not after every Write: a {@code CREDIT} costs a Send and a receive completion (docs/protocol.md,
+     * "Returning credits").
+     */
+    @Test
+    void aReaderThatReleasesAtOnceReturnsRingCreditByTheQuarter() throws Exception {
+        int writes = 32;
+        TestStream stream = new TestStream(SEED);
+        StreamReader reader = new StreamReader(SEED);
+        BlockingQueue<RdmaSocketChannel> children = new LinkedBlockingQueue<>();
+        Channel server = rdma.bind(rdma.server().childHandler(new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                children.add((RdmaSocketChannel) ch);
+                ch.pipeline().addLast(reader);
+            }
+        }));
+        RdmaSocketChannel client = (RdmaSocketChannel) rdma.client().handler(new ChannelInboundHandlerAdapter())
+                .connect(server.localAddress()).sync().channel();
+        for (int i = 0; i < writes; i++) {
+            ByteBuf buf = client.alloc().directBuffer(WRITE);
+            stream.write(buf, (long) i * WRITE, WRITE);
+            if (i % 4 == 3) {
+                client.writeAndFlush(buf).sync();
+            } else {
+                client.write(buf);
+            }
+        }
+        long total = (long) writes * WRITE;
+        assertEquals(total, reader.digestAt(total).get(60, TimeUnit.SECONDS).length());
+        RdmaChannelMetrics received = children.poll(10, TimeUnit.SECONDS).metrics();
+        assertEquals(total, received.receivedBytes(), "bytes received: " + received);
+        // The reader sends nothing but its HELLO and CREDITs: one per quarter of the ring's bytes (1 MiB,
+        // SO_RCVBUF), one per half of its 64 slots, whichever comes first. Sends the writer fell back to
+        // when it found the ring full count as slots; returning at every release would send one per Write.
+        long messages = received.receivedWrites() + received.receivedSends();
+        long bound = 1 + total / (256 * 1024) + messages / 32 + 1;
+        assertTrue(received.controlMessages() <= bound, () -> "control messages (HELLO and CREDITs) at most "
+                + bound + " for " + messages + " messages: " + received);
+        client.close().sync();
+        server.close().sync();
+    }
 }
