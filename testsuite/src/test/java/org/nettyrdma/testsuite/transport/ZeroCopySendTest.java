@@ -57,16 +57,10 @@ class ZeroCopySendTest {
     void registeredBuffersAreSentWithoutACopyAndOthersWithOne() throws Exception {
         TestStream stream = new TestStream(SEED);
         StreamReader reader = new StreamReader(SEED);
-        BlockingQueue<RdmaSocketChannel> children = new LinkedBlockingQueue<>();
-        Channel server = rdma.bind(rdma.server().childHandler(new ChannelInitializer<>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                children.add((RdmaSocketChannel) ch);
-                ch.pipeline().addLast(reader);
-            }
-        }));
-        RdmaSocketChannel client = (RdmaSocketChannel) rdma.client().handler(new ChannelInboundHandlerAdapter())
-                .connect(server.localAddress()).sync().channel();
+        Pair pair = connect(reader);
+        Channel server = pair.server();
+        RdmaSocketChannel client = pair.client();
+        BlockingQueue<RdmaSocketChannel> children = pair.children();
         assertSame(RdmaByteBufAllocator.DEFAULT, client.alloc(), "the channel's default allocator");
 
         for (int i = 0; i < WRITES; i++) {
@@ -112,16 +106,10 @@ class ZeroCopySendTest {
         int writes = 32;
         TestStream stream = new TestStream(SEED);
         StreamReader reader = new StreamReader(SEED);
-        BlockingQueue<RdmaSocketChannel> children = new LinkedBlockingQueue<>();
-        Channel server = rdma.bind(rdma.server().childHandler(new ChannelInitializer<>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                children.add((RdmaSocketChannel) ch);
-                ch.pipeline().addLast(reader);
-            }
-        }));
-        RdmaSocketChannel client = (RdmaSocketChannel) rdma.client().handler(new ChannelInboundHandlerAdapter())
-                .connect(server.localAddress()).sync().channel();
+        Pair pair = connect(reader);
+        Channel server = pair.server();
+        RdmaSocketChannel client = pair.client();
+        BlockingQueue<RdmaSocketChannel> children = pair.children();
         for (int i = 0; i < writes; i++) {
             ByteBuf buf = client.alloc().directBuffer(WRITE);
             stream.write(buf, (long) i * WRITE, WRITE);
@@ -144,5 +132,23 @@ class ZeroCopySendTest {
                 + bound + " for " + messages + " messages: " + received);
         client.close().sync();
         server.close().sync();
+    }
+
+    /** A server whose accepted channels read with {@code reader} (queued in {@code children}), and a client of it. */
+    private record Pair(Channel server, RdmaSocketChannel client, BlockingQueue<RdmaSocketChannel> children) {
+    }
+
+    private Pair connect(StreamReader reader) throws InterruptedException {
+        BlockingQueue<RdmaSocketChannel> children = new LinkedBlockingQueue<>();
+        Channel server = rdma.bind(rdma.server().childHandler(new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                children.add((RdmaSocketChannel) ch);
+                ch.pipeline().addLast(reader);
+            }
+        }));
+        RdmaSocketChannel client = (RdmaSocketChannel) rdma.client().handler(new ChannelInboundHandlerAdapter())
+                .connect(server.localAddress()).sync().channel();
+        return new Pair(server, client, children);
     }
 }
