@@ -107,9 +107,7 @@ class ZeroCopySendTest {
         TestStream stream = new TestStream(SEED);
         StreamReader reader = new StreamReader(SEED);
         Pair pair = connect(reader);
-        Channel server = pair.server();
         RdmaSocketChannel client = pair.client();
-        BlockingQueue<RdmaSocketChannel> children = pair.children();
         for (int i = 0; i < writes; i++) {
             ByteBuf buf = client.alloc().directBuffer(WRITE);
             stream.write(buf, (long) i * WRITE, WRITE);
@@ -121,7 +119,7 @@ class ZeroCopySendTest {
         }
         long total = (long) writes * WRITE;
         assertEquals(total, reader.digestAt(total).get(60, TimeUnit.SECONDS).length());
-        RdmaChannelMetrics received = children.poll(10, TimeUnit.SECONDS).metrics();
+        RdmaChannelMetrics received = pair.children().poll(10, TimeUnit.SECONDS).metrics();
         assertEquals(total, received.receivedBytes(), "bytes received: " + received);
         // The reader sends nothing but its HELLO and CREDITs: one per quarter of the ring's bytes (1 MiB,
         // SO_RCVBUF), one per half of its 64 slots, whichever comes first. Sends the writer fell back to
@@ -131,7 +129,7 @@ class ZeroCopySendTest {
         assertTrue(received.controlMessages() <= bound, () -> "control messages (HELLO and CREDITs) at most "
                 + bound + " for " + messages + " messages: " + received);
         client.close().sync();
-        server.close().sync();
+        pair.server().close().sync();
     }
 
     /** A server whose accepted channels read with {@code reader} (queued in {@code children}), and a client of it. */
