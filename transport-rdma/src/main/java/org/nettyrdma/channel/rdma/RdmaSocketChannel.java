@@ -93,6 +93,15 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private volatile boolean open = true;
     private volatile boolean active;
     private boolean readPending;
+    /**
+     * A read is queued on the loop. One is enough however often {@code read()} is called before it
+     * runs: a handler that reads a byte at a time would otherwise queue a task per call.
+     */
+    private boolean readScheduled;
+    private final Runnable readTask = () -> {
+        readScheduled = false;
+        ((RdmaUnsafe) unsafe()).readNow();
+    };
     private boolean inputShutdown;
     private boolean outputShutdown;
     /** The peer sent CLOSE: it sends nothing more and needs no CLOSE back. */
@@ -376,7 +385,15 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         readPending = true;
         if (connection != null && connection.hasInbound()) {
             // Not from inside read(): a handler calling read() in channelRead must not recurse.
-            eventLoop().execute(((RdmaUnsafe) unsafe())::readNow);
+            scheduleRead();
+        }
+    }
+
+    /** Queues a read of what waits, unless one is queued already. */
+    private void scheduleRead() {
+        if (!readScheduled) {
+            readScheduled = true;
+            eventLoop().execute(readTask);
         }
     }
 
@@ -842,7 +859,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             } else if (connection != null && connection.hasInbound()
                     && (readPending || config.isAutoRead() || connection.endOfInputIsNext())) {
                 // The allocator handle ended this read; come back for the rest.
-                eventLoop().execute(this::readNow);
+                scheduleRead();
             }
         }
     }
