@@ -39,7 +39,8 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  *
  * <p>The pool is shared by the whole process, grows in slabs of
  * {@value RegisteredMemoryPool#SLAB_SIZE} bytes up to {@code -Dorg.nettyrdma.allocator.maxMemory}
- * bytes (default 256 MiB), and never shrinks. It is registered for local access only: peers can
+ * bytes (default 256 MiB), and keeps what it took; at that limit a slab none of whose blocks is in use
+ * is carved again for a size that needs one. It is registered for local access only: peers can
  * neither read nor write it. Thread-safe.
  */
 public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {

@@ -17,18 +17,21 @@ package org.nettyrdma.channel.rdma.internal;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 import com.ibm.disni.util.MemoryUtils;
 
 /**
  * The memory of the registered allocator: blocks of power-of-two sizes from {@link #MIN_BLOCK} to
- * {@link #MAX_BLOCK}, carved from {@link RegisteredSlab}s of {@link #SLAB_SIZE} bytes, and kept on a
- * free list per size when released. A slab belongs to one size for ever; the pool grows slab by slab
- * up to a limit and never shrinks, so the memory it holds is bounded and, once warm, allocating takes
- * no new memory at all.
+ * {@link #MAX_BLOCK}, carved from {@link RegisteredSlab}s of {@link #SLAB_SIZE} bytes, each slab into
+ * blocks of one size at a time. The pool grows slab by slab up to a limit and keeps what it has, so
+ * the memory it holds is bounded and, once warm, allocating takes no new memory at all. At the limit,
+ * a slab none of whose blocks is out is carved again for the size that finds no free block: a burst
+ * of one size does not keep the others out of registered memory for good.
  *
- * <p>Thread-safe: buffers are allocated and released on any thread. Each size has its own lock,
- * held only to push or pop a block.
+ * <p>Thread-safe: buffers are allocated and released on any thread, under one lock held only to take
+ * or return a block (and, at the limit, to carve a slab again).
  */
 public final class RegisteredMemoryPool {
 
@@ -41,39 +44,46 @@ public final class RegisteredMemoryPool {
 
     private static final int MIN_SHIFT = Integer.numberOfTrailingZeros(MIN_BLOCK);
 
-    private final ArrayDeque<ByteBuffer>[] free;
+    /** Per block size, the slabs of that carving with a free block; the first serves first. */
+    private final ArrayDeque<RegisteredSlab>[] withFreeBlocks;
+    private final List<RegisteredSlab> slabs = new ArrayList<>();
     private final int maxSlabs;
-    private int slabs;
+    private long recarvings;
 
     /** Creates a pool that holds at most {@code maxBytes} (rounded down to whole slabs, at least one). */
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic deques
     public RegisteredMemoryPool(long maxBytes) {
-        free = new ArrayDeque[Integer.numberOfTrailingZeros(MAX_BLOCK) - MIN_SHIFT + 1];
-        for (int i = 0; i < free.length; i++) {
-            free[i] = new ArrayDeque<>();
+        withFreeBlocks = new ArrayDeque[Integer.numberOfTrailingZeros(MAX_BLOCK) - MIN_SHIFT + 1];
+        for (int i = 0; i < withFreeBlocks.length; i++) {
+            withFreeBlocks[i] = new ArrayDeque<>();
         }
         maxSlabs = (int) Math.max(1, Math.min(Integer.MAX_VALUE, maxBytes / SLAB_SIZE));
     }
 
     /**
      * Returns a block of at least {@code capacity} bytes, with position 0 and limit {@code capacity},
-     * or {@code null} if the request is larger than {@link #MAX_BLOCK} or the pool is at its limit.
+     * or {@code null} if the request is larger than {@link #MAX_BLOCK} or the pool is at its limit
+     * with no block of that size free and no slab wholly free.
      */
     public ByteBuffer allocate(int capacity) {
         if (capacity <= 0 || capacity > MAX_BLOCK) {
             return null;
         }
         int sizeClass = sizeClass(capacity);
-        ArrayDeque<ByteBuffer> list = free[sizeClass];
         ByteBuffer block;
-        synchronized (list) {
-            block = list.poll();
-            if (block == null && addSlab(sizeClass)) {
-                block = list.poll();
+        synchronized (this) {
+            ArrayDeque<RegisteredSlab> candidates = withFreeBlocks[sizeClass];
+            RegisteredSlab slab = candidates.peek();
+            if (slab == null) {
+                slab = slabFor(sizeClass);
+                if (slab == null) {
+                    return null;
+                }
             }
-        }
-        if (block == null) {
-            return null;
+            block = slab.takeBlock();
+            if (!slab.hasFreeBlock()) {
+                candidates.poll();
+            }
         }
         block.clear().limit(capacity);
         return block;
@@ -82,25 +92,33 @@ public final class RegisteredMemoryPool {
     /**
      * Gives a block back.
      *
-     * @return {@code false} if {@code buffer} is not a block of a pool
+     * @return {@code false} if {@code buffer} is not a block of this pool
      */
     public boolean free(ByteBuffer buffer) {
         if (!buffer.isDirect()) {
             return false;
         }
-        if (RegisteredSlab.find(MemoryUtils.getAddress(buffer), buffer.capacity()) == null) {
+        RegisteredSlab slab = RegisteredSlab.find(MemoryUtils.getAddress(buffer), buffer.capacity());
+        if (slab == null || slab.owner() != this) {
             return false;
         }
-        ArrayDeque<ByteBuffer> list = free[sizeClass(buffer.capacity())];
-        synchronized (list) {
-            list.push(buffer);
+        synchronized (this) {
+            if (buffer.capacity() != slab.blockSize()) {
+                // Its slab was carved again, which happens only when all its blocks were back.
+                throw new IllegalStateException("a block of " + buffer.capacity() + " bytes returned to a slab "
+                        + "carved in blocks of " + slab.blockSize() + ": released twice?");
+            }
+            if (!slab.hasFreeBlock()) {
+                withFreeBlocks[sizeClass(slab.blockSize())].addFirst(slab);
+            }
+            slab.returnBlock(buffer);
         }
         return true;
     }
 
     /** Returns the slabs this pool allocated. */
     public synchronized int slabs() {
-        return slabs;
+        return slabs.size();
     }
 
     /** Returns the most slabs this pool allocates. */
@@ -108,19 +126,38 @@ public final class RegisteredMemoryPool {
         return maxSlabs;
     }
 
-    /** Called with the size's list locked. */
-    private boolean addSlab(int sizeClass) {
-        synchronized (this) {
-            if (slabs == maxSlabs) {
-                return false;
+    /** Returns how often a wholly free slab was carved again for another block size. */
+    public synchronized long recarvings() {
+        return recarvings;
+    }
+
+    /**
+     * A slab for blocks of {@code sizeClass}, none of which is free: a new one below the limit, at the
+     * limit one with no block out, carved again, or {@code null}. Called with the lock held.
+     */
+    private RegisteredSlab slabFor(int sizeClass) {
+        int blockSize = MIN_BLOCK << sizeClass;
+        RegisteredSlab slab = null;
+        if (slabs.size() < maxSlabs) {
+            slab = RegisteredSlab.allocate(SLAB_SIZE, blockSize, this);
+            slabs.add(slab);
+        } else {
+            for (RegisteredSlab candidate : slabs) {
+                if (candidate.isWhollyFree()) {
+                    slab = candidate;
+                    break;
+                }
             }
-            slabs++;
+            if (slab == null) {
+                return null;
+            }
+            // It has free blocks of another size (none of this one is free), so it is listed there.
+            withFreeBlocks[sizeClass(slab.blockSize())].remove(slab);
+            slab.carve(blockSize);
+            recarvings++;
         }
-        RegisteredSlab slab = RegisteredSlab.allocate(SLAB_SIZE, MIN_BLOCK << sizeClass);
-        for (int i = 0; i < slab.blocks(); i++) {
-            free[sizeClass].add(slab.block(i));
-        }
-        return true;
+        withFreeBlocks[sizeClass].add(slab);
+        return slab;
     }
 
     private static int sizeClass(int capacity) {

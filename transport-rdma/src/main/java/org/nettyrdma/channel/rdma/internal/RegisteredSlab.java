@@ -18,6 +18,7 @@ package org.nettyrdma.channel.rdma.internal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,14 +26,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.ibm.disni.util.MemoryUtils;
 
 /**
- * A slab of direct memory that the registered allocator carves into blocks of one size, registered
- * with each device the first time a block of it is sent there. Registered for local access only:
+ * A slab of direct memory that the registered allocator carves into blocks of one size at a time,
+ * registered with each device the first time a block of it is sent there. Registered for local access only:
  * the device may read it for a Send or an RDMA Write; no peer can read or write it.
  *
  * <p>Slabs live as long as the process, like the protection domain they are registered in, so a
  * buffer can be sent on any connection of its device without a registration per write. A process-wide
  * table finds the slab of any address, so a slice or duplicate of a block is recognised too.
- * Thread-safe.
+ * Thread-safe, except the carving and its free blocks, which the owning pool guards with its lock.
  */
 public final class RegisteredSlab {
 
@@ -45,7 +46,11 @@ public final class RegisteredSlab {
     private final ByteBuffer memory;
     private final long address;
     private final int size;
-    private final int blockSize;
+    /** The pool that carves this slab; its lock guards the carving and the free blocks. */
+    private final Object owner;
+    private int blockSize;
+    /** The blocks not handed out, of the current carving. */
+    private final ArrayDeque<ByteBuffer> freeBlocks = new ArrayDeque<>();
     /** The registration used last: a connection sends on one device, so this is nearly always it. */
     private volatile Registration last;
     private Registration[] registrations = new Registration[0];
@@ -61,16 +66,20 @@ public final class RegisteredSlab {
         }
     }
 
-    private RegisteredSlab(int size, int blockSize) {
+    private RegisteredSlab(int size, int blockSize, Object owner) {
         this.memory = ByteBuffer.allocateDirect(size);
         this.address = MemoryUtils.getAddress(memory);
         this.size = size;
-        this.blockSize = blockSize;
+        this.owner = owner;
+        carve(blockSize);
     }
 
-    /** Allocates a slab of {@code size} bytes for blocks of {@code blockSize} and enters it in the table. */
-    static RegisteredSlab allocate(int size, int blockSize) {
-        RegisteredSlab slab = new RegisteredSlab(size, blockSize);
+    /**
+     * Allocates a slab of {@code size} bytes carved into free blocks of {@code blockSize} for
+     * {@code owner}, and enters it in the table.
+     */
+    static RegisteredSlab allocate(int size, int blockSize, Object owner) {
+        RegisteredSlab slab = new RegisteredSlab(size, blockSize, owner);
         synchronized (TABLE_LOCK) {
             RegisteredSlab[] old = table;
             RegisteredSlab[] grown = Arrays.copyOf(old, old.length + 1);
@@ -114,20 +123,49 @@ public final class RegisteredSlab {
         return REGISTERED_BYTES.get();
     }
 
-    /** Returns the view of block {@code index}: position 0, capacity the block size. */
-    ByteBuffer block(int index) {
-        int offset = index * blockSize;
-        return memory.duplicate().position(offset).limit(offset + blockSize).slice();
+    /**
+     * Cuts the slab into free blocks of {@code blockSize}; only while none of the current ones is out.
+     * The registrations cover the whole slab, so they serve the new blocks unchanged.
+     */
+    void carve(int blockSize) {
+        if (freeBlocks.size() != (this.blockSize == 0 ? 0 : size / this.blockSize)) {
+            throw new IllegalStateException("carving a slab with blocks out");
+        }
+        this.blockSize = blockSize;
+        freeBlocks.clear();
+        for (int offset = 0; offset + blockSize <= size; offset += blockSize) {
+            freeBlocks.add(memory.duplicate().position(offset).limit(offset + blockSize).slice());
+        }
     }
 
-    /** Returns the number of blocks. */
-    int blocks() {
-        return size / blockSize;
+    /** Returns the pool that carves this slab. */
+    Object owner() {
+        return owner;
     }
 
-    /** Returns the size of this slab's blocks. */
+    /** Returns the size of the current carving's blocks. */
     int blockSize() {
         return blockSize;
+    }
+
+    /** Takes a free block, or returns {@code null} if every block is out. */
+    ByteBuffer takeBlock() {
+        return freeBlocks.poll();
+    }
+
+    /** Puts a block of the current carving back; it is the next one taken. */
+    void returnBlock(ByteBuffer block) {
+        freeBlocks.push(block);
+    }
+
+    /** Returns {@code true} if some block is free. */
+    boolean hasFreeBlock() {
+        return !freeBlocks.isEmpty();
+    }
+
+    /** Returns {@code true} if no block is out. */
+    boolean isWhollyFree() {
+        return freeBlocks.size() == size / blockSize;
     }
 
     /**

@@ -24,7 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import com.ibm.disni.util.MemoryUtils;
 import org.junit.jupiter.api.Test;
@@ -67,12 +69,82 @@ class RegisteredMemoryPoolTest {
         for (int i = 0; i < RegisteredMemoryPool.SLAB_SIZE / (1024 * 1024); i++) {
             taken.add(pool.allocate(1024 * 1024));
         }
-        // One slab in all: a block of another size cannot get a slab of its own.
+        // One slab in all, every block out: no block of any size is left.
         assertNull(pool.allocate(1024 * 1024));
         assertNull(pool.allocate(64));
         assertTrue(pool.free(taken.remove(0)));
         assertNotNull(pool.allocate(1024 * 1024));
         assertEquals(1, pool.slabs());
+    }
+
+    @Test
+    void atItsLimitASlabWithNoBlockOutServesAnotherSize() {
+        RegisteredMemoryPool pool = new RegisteredMemoryPool(RegisteredMemoryPool.SLAB_SIZE);
+        List<ByteBuffer> large = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            large.add(pool.allocate(1024 * 1024));
+        }
+        assertNull(pool.allocate(64 * 1024), "the only slab has its blocks out");
+        for (ByteBuffer block : large) {
+            assertTrue(pool.free(block));
+        }
+
+        List<ByteBuffer> small = new ArrayList<>();
+        for (int i = 0; i < RegisteredMemoryPool.SLAB_SIZE / (64 * 1024); i++) {
+            ByteBuffer block = pool.allocate(64 * 1024);
+            assertNotNull(block, "block " + i + " of the slab carved again");
+            assertEquals(64 * 1024, block.capacity());
+            small.add(block);
+        }
+        assertEquals(1, pool.slabs(), "no memory beyond the limit");
+        assertEquals(1, pool.recarvings());
+        assertNull(pool.allocate(64 * 1024));
+        assertNull(pool.allocate(1024 * 1024), "the slab serves 64 KiB blocks now");
+        assertEquals(small.size(), distinctAddresses(small).size(), "every block handed out once");
+
+        for (ByteBuffer block : small) {
+            assertTrue(pool.free(block));
+        }
+        assertNotNull(pool.allocate(1024 * 1024), "and back to 1 MiB once all came back");
+        assertEquals(2, pool.recarvings());
+    }
+
+    @Test
+    void aSlabWithOneBlockOutIsNotCarvedAgain() {
+        RegisteredMemoryPool pool = new RegisteredMemoryPool(RegisteredMemoryPool.SLAB_SIZE);
+        ByteBuffer kept = pool.allocate(1024 * 1024);
+        ByteBuffer returned = pool.allocate(1024 * 1024);
+        assertTrue(pool.free(returned));
+        assertNull(pool.allocate(64 * 1024));
+        assertEquals(0, pool.recarvings());
+        assertTrue(pool.free(kept));
+        assertNotNull(pool.allocate(64 * 1024));
+    }
+
+    @Test
+    void belowItsLimitThePoolGrowsInsteadOfCarvingAgain() {
+        RegisteredMemoryPool pool = new RegisteredMemoryPool(2L * RegisteredMemoryPool.SLAB_SIZE);
+        assertTrue(pool.free(pool.allocate(1024 * 1024)));
+        assertNotNull(pool.allocate(64 * 1024));
+        assertEquals(2, pool.slabs());
+        assertEquals(0, pool.recarvings());
+    }
+
+    @Test
+    void aBlockOfAnotherPoolIsRefused() {
+        RegisteredMemoryPool one = new RegisteredMemoryPool(RegisteredMemoryPool.SLAB_SIZE);
+        RegisteredMemoryPool other = new RegisteredMemoryPool(RegisteredMemoryPool.SLAB_SIZE);
+        ByteBuffer block = one.allocate(4096);
+        assertFalse(other.free(block));
+        assertTrue(one.free(block));
+    }
+
+    private static Set<Long> distinctAddresses(List<ByteBuffer> blocks) {
+        Set<Long> addresses = new HashSet<>();
+        for (ByteBuffer block : blocks) {
+            addresses.add(MemoryUtils.getAddress(block));
+        }
+        return addresses;
     }
 
     @Test
