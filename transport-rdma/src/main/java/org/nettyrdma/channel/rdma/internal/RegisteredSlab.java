@@ -27,8 +27,8 @@ import com.ibm.disni.util.MemoryUtils;
 
 /**
  * A slab of direct memory that the registered allocator carves into blocks of one size at a time,
- * registered with each device the first time a block of it is sent there. Registered for local access only:
- * the device may read it for a Send or an RDMA Write; no peer can read or write it.
+ * registered with each device the first time a block of it is sent there. Registered for local access
+ * only: the device may read it for a Send or an RDMA Write; no peer can read or write it.
  *
  * <p>Slabs live as long as the process, like the protection domain they are registered in, so a
  * buffer can be sent on any connection of its device without a registration per write. A process-wide
@@ -128,7 +128,7 @@ public final class RegisteredSlab {
      * The registrations cover the whole slab, so they serve the new blocks unchanged.
      */
     void carve(int blockSize) {
-        if (freeBlocks.size() != (this.blockSize == 0 ? 0 : size / this.blockSize)) {
+        if (this.blockSize != 0 && !isWhollyFree()) {
             throw new IllegalStateException("carving a slab with blocks out");
         }
         this.blockSize = blockSize;
