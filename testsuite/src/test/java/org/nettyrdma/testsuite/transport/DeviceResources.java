@@ -37,8 +37,8 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  *       for, queue pairs and CM ids, and what a raw verbs peer in the test made. Where the {@code rdma}
  *       tool is missing, only the first source is compared.</li>
  * </ul>
- * The allocator's slabs ({@code RdmaByteBufAllocator}) are registered on first use and stay for the
- * life of the process, like its pooled memory: they are left out of the kernel's memory regions.
+ * The allocator's slabs ({@code RdmaByteBufAllocator}) are registered on first use and stay while its
+ * pool keeps them, which a test does not decide: they are left out of the kernel's memory regions.
  * Both are process- or machine-wide, so a test compares the counts after it with those before it.
  */
 final class DeviceResources {
@@ -93,6 +93,15 @@ final class DeviceResources {
         }
         counts.computeIfPresent("mr", (name, count) -> count - RegisteredSlab.registrations());
         return counts;
+    }
+
+    /**
+     * Returns the memory regions the kernel counts on the test device, the allocator's slabs included,
+     * or -1 without the {@code rdma} tool.
+     */
+    static int kernelMemoryRegions() {
+        Integer withoutSlabs = kernelCounts().get("mr");
+        return withoutSlabs != null ? withoutSlabs + RegisteredSlab.registrations() : -1;
     }
 
     /** The kernel's list of queue pairs (with their state) and CQs, for a failure message. */

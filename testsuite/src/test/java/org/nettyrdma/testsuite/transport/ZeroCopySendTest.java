@@ -19,6 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -128,6 +130,58 @@ class ZeroCopySendTest {
         long bound = 1 + total / (256 * 1024) + messages / 32 + 1;
         assertTrue(received.controlMessages() <= bound, () -> "control messages (HELLO and CREDITs) at most "
                 + bound + " for " + messages + " messages: " + received);
+        client.close().sync();
+        pair.server().close().sync();
+    }
+
+    /**
+     * After a burst of large registered buffers, all in use at once and all sent, the allocator keeps
+     * what it retains and deregisters the rest from the device: the transport's count and the
+     * kernel's both drop, and every byte arrived.
+     */
+    @Test
+    void afterABurstTheAllocatorDeregistersWhatItDoesNotRetain() throws Exception {
+        int size = 4 * 1024 * 1024;
+        long retained = RdmaByteBufAllocator.retainedBytes();
+        // Twice what the pool keeps, each buffer a slab of its own: at least half is released after.
+        int buffers = (int) (2 * retained / size);
+        TestStream stream = new TestStream(SEED);
+        StreamReader reader = new StreamReader(SEED);
+        Pair pair = connect(reader);
+        RdmaSocketChannel client = pair.client();
+        long registeredBefore = RdmaByteBufAllocator.registeredBytes();
+        int kernelRegionsBefore = DeviceResources.kernelMemoryRegions();
+
+        List<ByteBuf> burst = new ArrayList<>();
+        for (int i = 0; i < buffers; i++) {
+            ByteBuf buf = client.alloc().directBuffer(size);
+            stream.write(buf, (long) i * size, size);
+            burst.add(buf);
+        }
+        long pooledInBurst = RdmaByteBufAllocator.pooledBytes();
+        assertTrue(pooledInBurst >= (long) buffers * size, "the pool holds the burst: " + pooledInBurst);
+        for (ByteBuf buf : burst) {
+            client.write(buf);
+        }
+        client.writeAndFlush(Unpooled.EMPTY_BUFFER).sync();
+        long total = (long) buffers * size;
+        assertEquals(total, reader.digestAt(total).get(120, TimeUnit.SECONDS).length());
+        // Most went by RDMA Write from the buffers (a ring that is full sends the rest as Sends, which copy).
+        assertTrue(client.metrics().rdmaWriteBytes() > total / 2, () -> "written in place: " + client.metrics());
+
+        // Each buffer went back to the pool when its last Write completed, before the empty write's
+        // promise: the pool keeps at most `retained` of them, registered, and let the others go.
+        long pooledAfter = RdmaByteBufAllocator.pooledBytes();
+        assertTrue(pooledAfter <= pooledInBurst - (total - retained), () -> "pooled " + pooledAfter
+                + " B after the burst, " + pooledInBurst + " B in it; at most " + retained + " B kept");
+        long registeredAfter = RdmaByteBufAllocator.registeredBytes();
+        assertTrue(registeredAfter <= registeredBefore + retained, () -> "registered " + registeredAfter
+                + " B after the burst, " + registeredBefore + " B before it");
+        int kernelRegionsAfter = DeviceResources.kernelMemoryRegions();
+        int keptRegions = (int) (retained / size);
+        assertTrue(kernelRegionsBefore < 0 || kernelRegionsAfter <= kernelRegionsBefore + keptRegions,
+                () -> "memory regions on the device: " + kernelRegionsBefore + " before the burst, "
+                        + kernelRegionsAfter + " after it");
         client.close().sync();
         pair.server().close().sync();
     }

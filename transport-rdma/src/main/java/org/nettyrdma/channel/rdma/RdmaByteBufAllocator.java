@@ -37,11 +37,13 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  * recycled as Netty's pooled buffers are ({@link RegionByteBuf}), so allocating and releasing them
  * makes no garbage on threads that clean up their thread-locals (Netty's event loops).
  *
- * <p>The pool is shared by the whole process, grows in slabs of
+ * <p>The pool is shared by the whole process and grows in slabs of
  * {@value RegisteredMemoryPool#SLAB_SIZE} bytes up to {@code -Dorg.nettyrdma.allocator.maxMemory}
- * bytes (default 256 MiB), and keeps what it took; at that limit a slab none of whose blocks is in use
- * is carved again for a size that needs one. It is registered for local access only: peers can
- * neither read nor write it. Thread-safe.
+ * bytes (default 256 MiB); at that limit a slab none of whose blocks is in use is carved again for a
+ * size that needs one. Of the slabs none of whose blocks is in use it keeps up to
+ * {@code -Dorg.nettyrdma.allocator.retainedMemory} bytes (default 32 MiB) for the next burst and
+ * releases the others: their registration at once, their memory when the garbage collector frees it.
+ * It is registered for local access only: peers can neither read nor write it. Thread-safe.
  */
 public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
 
@@ -49,7 +51,9 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
             256L * 1024 * 1024);
     private static final int MIN_REGISTERED = SystemPropertyUtil.getInt("org.nettyrdma.allocator.minRegistered",
             8192);
-    private static final RegisteredMemoryPool POOL = new RegisteredMemoryPool(MAX_MEMORY);
+    private static final long RETAINED_MEMORY = SystemPropertyUtil.getLong("org.nettyrdma.allocator.retainedMemory",
+            32L * 1024 * 1024);
+    private static final RegisteredMemoryPool POOL = new RegisteredMemoryPool(MAX_MEMORY, RETAINED_MEMORY);
 
     /** The allocator; there is one, because its registered memory is shared by the process. */
     public static final RdmaByteBufAllocator DEFAULT = new RdmaByteBufAllocator();
@@ -68,6 +72,14 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
     /** Returns the bytes of memory the pool holds (registered or not yet), process-wide. */
     public static long pooledBytes() {
         return (long) POOL.slabs() * RegisteredMemoryPool.SLAB_SIZE;
+    }
+
+    /**
+     * Returns the most bytes the pool keeps in slabs none of whose blocks is in use: what it holds
+     * beyond that after a burst, it releases.
+     */
+    public static long retainedBytes() {
+        return POOL.retainedBytes();
     }
 
     @Override

@@ -25,13 +25,18 @@ import com.ibm.disni.util.MemoryUtils;
 /**
  * The memory of the registered allocator: blocks of power-of-two sizes from {@link #MIN_BLOCK} to
  * {@link #MAX_BLOCK}, carved from {@link RegisteredSlab}s of {@link #SLAB_SIZE} bytes, each slab into
- * blocks of one size at a time. The pool grows slab by slab up to a limit and keeps what it has, so
- * the memory it holds is bounded and, once warm, allocating takes no new memory at all. At the limit,
- * a slab none of whose blocks is out is carved again for the size that finds no free block: a burst
- * of one size does not keep the others out of registered memory for good.
+ * blocks of one size at a time. The pool grows slab by slab up to a limit, so the memory it holds is
+ * bounded and, once warm, allocating takes no new memory at all. At the limit, a slab none of whose
+ * blocks is out is carved again for the size that finds no free block: a burst of one size does not
+ * keep the others out of registered memory for good.
+ *
+ * <p>After a burst the pool gives back what it does not need: it keeps up to a number of slabs none of
+ * whose blocks is out, to serve the next burst without registering again, and releases every further
+ * slab that becomes wholly free ({@link RegisteredSlab#release()}): its registrations at once, which
+ * unpins its pages, and its memory once the garbage collector frees the buffer.
  *
  * <p>Thread-safe: buffers are allocated and released on any thread, under one lock held only to take
- * or return a block (and, at the limit, to carve a slab again).
+ * or return a block (and, at the limit, to carve a slab again); a slab is deregistered outside it.
  */
 public final class RegisteredMemoryPool {
 
@@ -48,16 +53,36 @@ public final class RegisteredMemoryPool {
     private final ArrayDeque<RegisteredSlab>[] withFreeBlocks;
     private final List<RegisteredSlab> slabs = new ArrayList<>();
     private final int maxSlabs;
+    private final int retainedFreeSlabs;
+    /** Slabs none of whose blocks is out. */
+    private int whollyFree;
     private long recarvings;
+    private long releases;
 
-    /** Creates a pool that holds at most {@code maxBytes} (rounded down to whole slabs, at least one). */
-    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic deques
+    /**
+     * Creates a pool that holds at most {@code maxBytes} (rounded down to whole slabs, at least one)
+     * and keeps all of it.
+     */
     public RegisteredMemoryPool(long maxBytes) {
+        this(maxBytes, maxBytes);
+    }
+
+    /**
+     * Creates a pool that holds at most {@code maxBytes} (rounded down to whole slabs, at least one)
+     * and keeps at most {@code retainedBytes} of slabs none of whose blocks is out (rounded down to
+     * whole slabs); it releases the others.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic deques
+    public RegisteredMemoryPool(long maxBytes, long retainedBytes) {
+        if (retainedBytes < 0) {
+            throw new IllegalArgumentException("retainedBytes: " + retainedBytes + " (expected: >= 0)");
+        }
         withFreeBlocks = new ArrayDeque[Integer.numberOfTrailingZeros(MAX_BLOCK) - MIN_SHIFT + 1];
         for (int i = 0; i < withFreeBlocks.length; i++) {
             withFreeBlocks[i] = new ArrayDeque<>();
         }
         maxSlabs = (int) Math.max(1, Math.min(Integer.MAX_VALUE, maxBytes / SLAB_SIZE));
+        retainedFreeSlabs = (int) Math.min(maxSlabs, retainedBytes / SLAB_SIZE);
     }
 
     /**
@@ -79,6 +104,9 @@ public final class RegisteredMemoryPool {
                 if (slab == null) {
                     return null;
                 }
+            }
+            if (slab.isWhollyFree()) {
+                whollyFree--;
             }
             block = slab.takeBlock();
             if (!slab.hasFreeBlock()) {
@@ -103,16 +131,31 @@ public final class RegisteredMemoryPool {
             return false;
         }
         synchronized (this) {
-            if (buffer.capacity() != slab.blockSize()) {
-                // Its slab was carved again, which happens only when all its blocks were back.
+            if (slab.isReleased() || buffer.capacity() != slab.blockSize()) {
+                // Its slab was carved again or released, which happens only when all its blocks were back.
                 throw new IllegalStateException("a block of " + buffer.capacity() + " bytes returned to a slab "
-                        + "carved in blocks of " + slab.blockSize() + ": released twice?");
+                        + (slab.isReleased() ? "released" : "carved in blocks of " + slab.blockSize())
+                        + ": released twice?");
             }
             if (!slab.hasFreeBlock()) {
                 withFreeBlocks[sizeClass(slab.blockSize())].addFirst(slab);
             }
             slab.returnBlock(buffer);
+            if (!slab.isWhollyFree()) {
+                return true;
+            }
+            if (whollyFree < retainedFreeSlabs) {
+                whollyFree++;
+                return true;
+            }
+            // One more than the pool keeps: off the lists now, so no allocation can take a block of it.
+            withFreeBlocks[sizeClass(slab.blockSize())].remove(slab);
+            slabs.remove(slab);
+            slab.retire();
+            releases++;
         }
+        // Outside the lock: deregistering is a system call per device, and other threads allocate.
+        slab.release();
         return true;
     }
 
@@ -131,6 +174,16 @@ public final class RegisteredMemoryPool {
         return recarvings;
     }
 
+    /** Returns how many slabs the pool released because it kept enough wholly free ones. */
+    public synchronized long releases() {
+        return releases;
+    }
+
+    /** Returns the most bytes of wholly free slabs the pool keeps. */
+    public long retainedBytes() {
+        return (long) retainedFreeSlabs * SLAB_SIZE;
+    }
+
     /**
      * A slab for blocks of {@code sizeClass}, none of which is free: a new one below the limit, at the
      * limit one with no block out, carved again, or {@code null}. Called with the lock held.
@@ -141,6 +194,7 @@ public final class RegisteredMemoryPool {
         if (slabs.size() < maxSlabs) {
             slab = RegisteredSlab.allocate(SLAB_SIZE, blockSize, this);
             slabs.add(slab);
+            whollyFree++;
         } else {
             for (RegisteredSlab candidate : slabs) {
                 if (candidate.isWhollyFree()) {

@@ -24,18 +24,24 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.ibm.disni.util.MemoryUtils;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 
 /**
  * A slab of direct memory that the registered allocator carves into blocks of one size at a time,
  * registered with each device the first time a block of it is sent there. Registered for local access
  * only: the device may read it for a Send or an RDMA Write; no peer can read or write it.
  *
- * <p>Slabs live as long as the process, like the protection domain they are registered in, so a
- * buffer can be sent on any connection of its device without a registration per write. A process-wide
- * table finds the slab of any address, so a slice or duplicate of a block is recognised too.
+ * <p>A slab stays registered while its pool keeps it, so a buffer can be sent on any connection of
+ * its device without a registration per write; the protection domains it is registered in live as
+ * long as the process. A process-wide table finds the slab of any address, so a slice or duplicate
+ * of a block is recognised too. A pool that has enough wholly free slabs releases one
+ * ({@link #release()}): deregistered, out of the table, its memory left to the garbage collector.
  * Thread-safe, except the carving and its free blocks, which the owning pool guards with its lock.
  */
 public final class RegisteredSlab {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RegisteredSlab.class);
 
     private static final Object TABLE_LOCK = new Object();
     private static final AtomicLong REGISTERED_BYTES = new AtomicLong();
@@ -54,14 +60,18 @@ public final class RegisteredSlab {
     /** The registration used last: a connection sends on one device, so this is nearly always it. */
     private volatile Registration last;
     private Registration[] registrations = new Registration[0];
+    /** Set by the owning pool when it lets the slab go; no block of it is out then. */
+    private volatile boolean released;
 
     /** The memory region of this slab on one device. */
     private static final class Registration {
         final RdmaDevice device;
+        final long mr;
         final int lkey;
 
-        Registration(RdmaDevice device, int lkey) {
+        Registration(RdmaDevice device, long mr, int lkey) {
             this.device = device;
+            this.mr = mr;
             this.lkey = lkey;
         }
     }
@@ -113,7 +123,7 @@ public final class RegisteredSlab {
         return null;
     }
 
-    /** Returns the memory regions of all slabs on all devices, process-wide: they live as long as the process. */
+    /** Returns the memory regions of all slabs on all devices, process-wide, until their pools release them. */
     public static int registrations() {
         return REGISTRATIONS.get();
     }
@@ -169,6 +179,62 @@ public final class RegisteredSlab {
     }
 
     /**
+     * Marks the slab released, under its pool's lock, once the pool took it off its lists: no block
+     * of it is out, and none can be taken any more. {@link #release()} follows, outside the lock.
+     */
+    void retire() {
+        if (!isWhollyFree()) {
+            throw new IllegalStateException("releasing a slab with blocks out");
+        }
+        released = true;
+        freeBlocks.clear();
+    }
+
+    /** Returns {@code true} once the pool let the slab go. */
+    boolean isReleased() {
+        return released;
+    }
+
+    /**
+     * Deregisters a retired slab from every device and takes it out of the table. No work request can
+     * still read it: every block was back, and a channel holds a block it sends until its send
+     * completed. The memory itself goes when the garbage collector frees the buffer, not here: a
+     * thread that looked the table up just before keeps the slab reachable, so no other buffer can
+     * have been given its addresses meanwhile.
+     */
+    void release() {
+        if (!released) {
+            throw new IllegalStateException("releasing a slab its pool did not retire");
+        }
+        synchronized (this) {
+            last = null;
+            for (Registration r : registrations) {
+                try {
+                    DisniNative.dispatcher()._deregMr(r.mr);
+                    REGISTERED_BYTES.addAndGet(-size);
+                    REGISTRATIONS.decrementAndGet();
+                } catch (IOException e) {
+                    // The pages stay pinned until the process ends; the counts keep showing them.
+                    logger.warn("deregistering {} bytes of allocator memory from {} failed", size, r.device, e);
+                }
+            }
+            registrations = new Registration[0];
+        }
+        synchronized (TABLE_LOCK) {
+            RegisteredSlab[] old = table;
+            for (int i = 0; i < old.length; i++) {
+                if (old[i] == this) {
+                    RegisteredSlab[] shrunk = new RegisteredSlab[old.length - 1];
+                    System.arraycopy(old, 0, shrunk, 0, i);
+                    System.arraycopy(old, i + 1, shrunk, i, old.length - i - 1);
+                    table = shrunk;
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
      * Returns the local key of this slab on {@code device}, registering it on first use.
      *
      * @throws IOException if the device refuses the registration
@@ -179,6 +245,10 @@ public final class RegisteredSlab {
             return registration.lkey;
         }
         synchronized (this) {
+            if (released) {
+                // Only a block used after its release gets here: it is copied instead.
+                throw new IOException("the registered slab at " + Long.toHexString(address) + " was released");
+            }
             for (Registration r : registrations) {
                 if (r.device == device) {
                     last = r;
@@ -193,7 +263,7 @@ public final class RegisteredSlab {
                 throw new IOException("registering " + size + " bytes of allocator memory with " + device
                         + " failed");
             }
-            Registration r = new Registration(device, keys.getInt(0));
+            Registration r = new Registration(device, mr, keys.getInt(0));
             registrations = Arrays.copyOf(registrations, registrations.length + 1);
             registrations[registrations.length - 1] = r;
             REGISTERED_BYTES.addAndGet(size);

@@ -20,8 +20,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,7 +33,10 @@ import java.util.Set;
 import com.ibm.disni.util.MemoryUtils;
 import org.junit.jupiter.api.Test;
 
-/** The registered allocator's block pool, without a device: sizes, reuse, the limit, the slab table. */
+/**
+ * The registered allocator's block pool, without a device: sizes, reuse, the limit, the slab table,
+ * and what it gives back after a burst.
+ */
 class RegisteredMemoryPoolTest {
 
     @Test
@@ -137,6 +142,89 @@ class RegisteredMemoryPoolTest {
         ByteBuffer block = one.allocate(4096);
         assertFalse(other.free(block));
         assertTrue(one.free(block));
+    }
+
+    @Test
+    void keepsItsRetainedWhollyFreeSlabsAndReleasesTheOthers() {
+        RegisteredMemoryPool pool = new RegisteredMemoryPool(16L * RegisteredMemoryPool.SLAB_SIZE,
+                2L * RegisteredMemoryPool.SLAB_SIZE);
+        List<ByteBuffer> burst = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            burst.add(pool.allocate(RegisteredMemoryPool.MAX_BLOCK));
+        }
+        assertEquals(5, pool.slabs());
+        List<RegisteredSlab> slabs = new ArrayList<>();
+        for (ByteBuffer block : burst) {
+            slabs.add(RegisteredSlab.find(MemoryUtils.getAddress(block), block.capacity()));
+        }
+        for (ByteBuffer block : burst) {
+            assertTrue(pool.free(block));
+        }
+        assertEquals(2, pool.slabs(), "two wholly free slabs kept");
+        assertEquals(3, pool.releases());
+        // The first two came back first and are kept; the later three left the table.
+        assertSame(slabs.get(0), RegisteredSlab.find(MemoryUtils.getAddress(burst.get(0)), 1));
+        assertSame(slabs.get(1), RegisteredSlab.find(MemoryUtils.getAddress(burst.get(1)), 1));
+        for (int i = 2; i < 5; i++) {
+            assertTrue(slabs.get(i).isReleased());
+            assertNull(RegisteredSlab.find(MemoryUtils.getAddress(burst.get(i)), 1), "slab " + i + " still found");
+        }
+
+        // The kept slabs serve the next burst; the pool grows again past them.
+        for (int i = 0; i < 3; i++) {
+            assertNotNull(pool.allocate(RegisteredMemoryPool.MAX_BLOCK));
+        }
+        assertEquals(3, pool.slabs());
+    }
+
+    @Test
+    void aSlabWithABlockOutIsNeverReleased() {
+        RegisteredMemoryPool pool = new RegisteredMemoryPool(16L * RegisteredMemoryPool.SLAB_SIZE, 0);
+        ByteBuffer kept = pool.allocate(64 * 1024);
+        ByteBuffer returned = pool.allocate(64 * 1024);
+        assertTrue(pool.free(returned));
+        assertEquals(1, pool.slabs());
+        assertEquals(0, pool.releases());
+        assertTrue(pool.free(kept));
+        assertEquals(0, pool.slabs(), "nothing retained");
+        assertEquals(1, pool.releases());
+        assertNotNull(pool.allocate(64 * 1024), "a new slab");
+    }
+
+    @Test
+    void aBlockFreedAgainAfterItsSlabWasReleasedIsRefused() {
+        RegisteredMemoryPool pool = new RegisteredMemoryPool(16L * RegisteredMemoryPool.SLAB_SIZE, 0);
+        ByteBuffer block = pool.allocate(4096);
+        RegisteredSlab slab = RegisteredSlab.find(MemoryUtils.getAddress(block), 4096);
+        assertTrue(pool.free(block));
+        assertTrue(slab.isReleased());
+        // Out of the table: the pool no longer knows the address, as for memory it never had.
+        assertFalse(pool.free(block));
+    }
+
+    @Test
+    void aReleasedSlabRefusesARegistration() {
+        RegisteredMemoryPool pool = new RegisteredMemoryPool(RegisteredMemoryPool.SLAB_SIZE, 0);
+        ByteBuffer block = pool.allocate(4096);
+        RegisteredSlab slab = RegisteredSlab.find(MemoryUtils.getAddress(block), 4096);
+        assertTrue(pool.free(block));
+        // No device is needed to be refused: the check comes before any registration.
+        IOException refused = assertThrows(IOException.class, () -> slab.lkey(null));
+        assertTrue(refused.getMessage().contains("released"), refused.getMessage());
+    }
+
+    @Test
+    void atItsLimitAKeptSlabIsCarvedAgainAndCountedOnce() {
+        RegisteredMemoryPool pool = new RegisteredMemoryPool(RegisteredMemoryPool.SLAB_SIZE,
+                RegisteredMemoryPool.SLAB_SIZE);
+        assertTrue(pool.free(pool.allocate(1024 * 1024)));
+        assertEquals(0, pool.releases(), "the one slab is retained");
+        ByteBuffer small = pool.allocate(64 * 1024);
+        assertNotNull(small);
+        assertEquals(1, pool.recarvings());
+        assertTrue(pool.free(small));
+        assertEquals(0, pool.releases(), "still the one retained slab");
+        assertEquals(1, pool.slabs());
     }
 
     private static Set<Long> distinctAddresses(List<ByteBuffer> blocks) {
