@@ -170,7 +170,9 @@ class ZeroCopySendTest {
         assertTrue(client.metrics().rdmaWriteBytes() > total / 2, () -> "written in place: " + client.metrics());
 
         // Each buffer went back to the pool when its last Write completed, before the empty write's
-        // promise: the pool keeps at most `retained` of them, registered, and let the others go.
+        // promise: the pool keeps at most `retained` of them, registered, and lets the others go once
+        // they stayed unused for its release delay.
+        awaitReleased(pooledInBurst - (total - retained), registeredBefore + retained);
         long pooledAfter = RdmaByteBufAllocator.pooledBytes();
         assertTrue(pooledAfter <= pooledInBurst - (total - retained), () -> "pooled " + pooledAfter
                 + " B after the burst, " + pooledInBurst + " B in it; at most " + retained + " B kept");
@@ -184,6 +186,19 @@ class ZeroCopySendTest {
                         + kernelRegionsAfter + " after it");
         client.close().sync();
         pair.server().close().sync();
+    }
+
+    /**
+     * Waits, up to the allocator's release delay and 30 s more, until it pools at most {@code pooled}
+     * bytes and has at most {@code registered} bytes registered; the assertions after it say which not.
+     */
+    private static void awaitReleased(long pooled, long registered) throws InterruptedException {
+        long deadline = System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(RdmaByteBufAllocator.releaseDelayMillis() + 30_000);
+        while ((RdmaByteBufAllocator.pooledBytes() > pooled || RdmaByteBufAllocator.registeredBytes() > registered)
+                && System.nanoTime() - deadline < 0) {
+            Thread.sleep(50);
+        }
     }
 
     /** A server whose accepted channels read with {@code reader} (queued in {@code children}), and a client of it. */

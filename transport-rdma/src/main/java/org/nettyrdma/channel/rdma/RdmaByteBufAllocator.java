@@ -16,6 +16,7 @@
 package org.nettyrdma.channel.rdma;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
@@ -42,7 +43,9 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  * bytes (default 256 MiB); at that limit a slab none of whose blocks is in use is carved again for a
  * size that needs one. Of the slabs none of whose blocks is in use it keeps up to
  * {@code -Dorg.nettyrdma.allocator.retainedMemory} bytes (default 32 MiB) for the next burst and
- * releases the others: their registration at once, their memory when the garbage collector frees it.
+ * releases the others once they stayed unused for {@code -Dorg.nettyrdma.allocator.releaseDelayMillis}
+ * (default 1000; 0 releases a slab as its last block returns): their registration then, their memory
+ * when the garbage collector frees it.
  * It is registered for local access only: peers can neither read nor write it. Thread-safe.
  */
 public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
@@ -53,7 +56,10 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
             8192);
     private static final long RETAINED_MEMORY = SystemPropertyUtil.getLong("org.nettyrdma.allocator.retainedMemory",
             32L * 1024 * 1024);
-    private static final RegisteredMemoryPool POOL = new RegisteredMemoryPool(MAX_MEMORY, RETAINED_MEMORY);
+    private static final long RELEASE_DELAY_MILLIS = SystemPropertyUtil.getLong(
+            "org.nettyrdma.allocator.releaseDelayMillis", 1000);
+    private static final RegisteredMemoryPool POOL = new RegisteredMemoryPool(MAX_MEMORY, RETAINED_MEMORY,
+            TimeUnit.MILLISECONDS.toNanos(RELEASE_DELAY_MILLIS));
 
     /** The allocator; there is one, because its registered memory is shared by the process. */
     public static final RdmaByteBufAllocator DEFAULT = new RdmaByteBufAllocator();
@@ -76,10 +82,15 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
 
     /**
      * Returns the most bytes the pool keeps in slabs none of whose blocks is in use: what it holds
-     * beyond that after a burst, it releases.
+     * beyond that after a burst, it releases after {@link #releaseDelayMillis()}.
      */
     public static long retainedBytes() {
         return POOL.retainedBytes();
+    }
+
+    /** Returns how long a slab beyond the retained bytes stays unused before the pool releases it. */
+    public static long releaseDelayMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(POOL.releaseDelayNanos());
     }
 
     @Override

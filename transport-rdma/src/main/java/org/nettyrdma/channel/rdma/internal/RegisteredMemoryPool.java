@@ -19,8 +19,12 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import com.ibm.disni.util.MemoryUtils;
+import io.netty.util.concurrent.DefaultThreadFactory;
 
 /**
  * The memory of the registered allocator: blocks of power-of-two sizes from {@link #MIN_BLOCK} to
@@ -32,11 +36,14 @@ import com.ibm.disni.util.MemoryUtils;
  *
  * <p>After a burst the pool gives back what it does not need: it keeps up to a number of slabs none of
  * whose blocks is out, to serve the next burst without registering again, and releases every further
- * slab that becomes wholly free ({@link RegisteredSlab#release()}): its registrations at once, which
- * unpins its pages, and its memory once the garbage collector frees the buffer.
+ * slab that stayed wholly free for a delay ({@link RegisteredSlab#release()}): its registrations, which
+ * unpins its pages, and its memory once the garbage collector frees the buffer. The delay keeps a load
+ * that swings around the retained amount from registering and deregistering a slab with every swing;
+ * the slabs free longest go first.
  *
  * <p>Thread-safe: buffers are allocated and released on any thread, under one lock held only to take
- * or return a block (and, at the limit, to carve a slab again); a slab is deregistered outside it.
+ * or return a block (and, at the limit, to carve a slab again); a slab is deregistered outside it, on
+ * the thread that returned its last block when there is no delay, else on a timer's daemon thread.
  */
 public final class RegisteredMemoryPool {
 
@@ -49,13 +56,45 @@ public final class RegisteredMemoryPool {
 
     private static final int MIN_SHIFT = Integer.numberOfTrailingZeros(MIN_BLOCK);
 
+    /** Runs a task once after a delay; the pool's way to come back for slabs that stayed free. */
+    @FunctionalInterface
+    interface ReleaseTimer {
+        void schedule(Runnable task, long delayNanos);
+    }
+
+    /**
+     * The timer of pools with a delay: one daemon thread, started when a release is due and gone a
+     * second after the last one, so an idle process keeps no thread for it.
+     */
+    private static final class DaemonTimer implements ReleaseTimer {
+        static final DaemonTimer INSTANCE = new DaemonTimer();
+
+        private final ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
+                new DefaultThreadFactory("rdma-memory-release", true));
+
+        private DaemonTimer() {
+            executor.setKeepAliveTime(1, TimeUnit.SECONDS);
+            executor.allowCoreThreadTimeOut(true);
+        }
+
+        @Override
+        public void schedule(Runnable task, long delayNanos) {
+            executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
     /** Per block size, the slabs of that carving with a free block; the first serves first. */
     private final ArrayDeque<RegisteredSlab>[] withFreeBlocks;
     private final List<RegisteredSlab> slabs = new ArrayList<>();
     private final int maxSlabs;
     private final int retainedFreeSlabs;
+    private final long releaseDelayNanos;
+    private final ReleaseTimer timer;
+    private final LongSupplier clock;
     /** Slabs none of whose blocks is out. */
     private int whollyFree;
+    /** Whether the timer will come back to release slabs beyond the retained ones. */
+    private boolean releaseScheduled;
     private long recarvings;
     private long releases;
 
@@ -70,13 +109,34 @@ public final class RegisteredMemoryPool {
     /**
      * Creates a pool that holds at most {@code maxBytes} (rounded down to whole slabs, at least one)
      * and keeps at most {@code retainedBytes} of slabs none of whose blocks is out (rounded down to
-     * whole slabs); it releases the others.
+     * whole slabs); it releases each other one as its last block returns.
      */
-    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic deques
     public RegisteredMemoryPool(long maxBytes, long retainedBytes) {
+        this(maxBytes, retainedBytes, 0);
+    }
+
+    /**
+     * Creates a pool that holds at most {@code maxBytes} (rounded down to whole slabs, at least one)
+     * and keeps at most {@code retainedBytes} of slabs none of whose blocks is out (rounded down to
+     * whole slabs); it releases the others once they stayed wholly free for {@code releaseDelayNanos}
+     * (at once if 0).
+     */
+    public RegisteredMemoryPool(long maxBytes, long retainedBytes, long releaseDelayNanos) {
+        this(maxBytes, retainedBytes, releaseDelayNanos, DaemonTimer.INSTANCE, System::nanoTime);
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic deques
+    RegisteredMemoryPool(long maxBytes, long retainedBytes, long releaseDelayNanos, ReleaseTimer timer,
+            LongSupplier clock) {
         if (retainedBytes < 0) {
             throw new IllegalArgumentException("retainedBytes: " + retainedBytes + " (expected: >= 0)");
         }
+        if (releaseDelayNanos < 0) {
+            throw new IllegalArgumentException("releaseDelayNanos: " + releaseDelayNanos + " (expected: >= 0)");
+        }
+        this.releaseDelayNanos = releaseDelayNanos;
+        this.timer = timer;
+        this.clock = clock;
         withFreeBlocks = new ArrayDeque[Integer.numberOfTrailingZeros(MAX_BLOCK) - MIN_SHIFT + 1];
         for (int i = 0; i < withFreeBlocks.length; i++) {
             withFreeBlocks[i] = new ArrayDeque<>();
@@ -130,6 +190,7 @@ public final class RegisteredMemoryPool {
         if (slab == null || slab.owner() != this) {
             return false;
         }
+        RegisteredSlab released = null;
         synchronized (this) {
             if (slab.isReleased() || buffer.capacity() != slab.blockSize()) {
                 // Its slab was carved again or released, which happens only when all its blocks were back.
@@ -144,19 +205,74 @@ public final class RegisteredMemoryPool {
             if (!slab.isWhollyFree()) {
                 return true;
             }
-            if (whollyFree < retainedFreeSlabs) {
-                whollyFree++;
+            whollyFree++;
+            slab.whollyFreeSince(clock.getAsLong());
+            if (whollyFree <= retainedFreeSlabs) {
                 return true;
             }
-            // One more than the pool keeps: off the lists now, so no allocation can take a block of it.
-            withFreeBlocks[sizeClass(slab.blockSize())].remove(slab);
-            slabs.remove(slab);
-            slab.retire();
-            releases++;
+            if (releaseDelayNanos == 0) {
+                // One more than the pool keeps: off the lists now, so no allocation can take a block of it.
+                retire(slab);
+                released = slab;
+            } else if (releaseScheduled) {
+                return true;
+            } else {
+                releaseScheduled = true;
+            }
         }
-        // Outside the lock: deregistering is a system call per device, and other threads allocate.
-        slab.release();
+        // Outside the lock: deregistering is a system call per device, scheduling may start the
+        // timer's thread, and other threads allocate.
+        if (released != null) {
+            released.release();
+        } else {
+            timer.schedule(this::releaseIdleSlabs, releaseDelayNanos);
+        }
         return true;
+    }
+
+    /**
+     * Releases the wholly free slabs beyond the retained ones that stayed so for the delay, those free
+     * longest first, and comes back for the others when their delay ends. Run by the timer.
+     */
+    private void releaseIdleSlabs() {
+        List<RegisteredSlab> idle = new ArrayList<>();
+        long comeBackIn = -1;
+        synchronized (this) {
+            releaseScheduled = false;
+            long now = clock.getAsLong();
+            while (whollyFree > retainedFreeSlabs) {
+                RegisteredSlab longestFree = null;
+                for (RegisteredSlab slab : slabs) {
+                    if (slab.isWhollyFree() && (longestFree == null
+                            || slab.whollyFreeSince() - longestFree.whollyFreeSince() < 0)) {
+                        longestFree = slab;
+                    }
+                }
+                long waited = now - longestFree.whollyFreeSince();
+                if (waited < releaseDelayNanos) {
+                    releaseScheduled = true;
+                    comeBackIn = releaseDelayNanos - waited;
+                    break;
+                }
+                retire(longestFree);
+                idle.add(longestFree);
+            }
+        }
+        for (RegisteredSlab slab : idle) {
+            slab.release();
+        }
+        if (comeBackIn >= 0) {
+            timer.schedule(this::releaseIdleSlabs, comeBackIn);
+        }
+    }
+
+    /** Takes a wholly free slab off the pool's lists and marks it released. Called with the lock held. */
+    private void retire(RegisteredSlab slab) {
+        withFreeBlocks[sizeClass(slab.blockSize())].remove(slab);
+        slabs.remove(slab);
+        whollyFree--;
+        slab.retire();
+        releases++;
     }
 
     /** Returns the slabs this pool allocated. */
@@ -179,6 +295,11 @@ public final class RegisteredMemoryPool {
         return releases;
     }
 
+    /** Returns how long a wholly free slab beyond the retained ones stays before it is released. */
+    public long releaseDelayNanos() {
+        return releaseDelayNanos;
+    }
+
     /** Returns the most bytes of wholly free slabs the pool keeps. */
     public long retainedBytes() {
         return (long) retainedFreeSlabs * SLAB_SIZE;
@@ -195,6 +316,7 @@ public final class RegisteredMemoryPool {
             slab = RegisteredSlab.allocate(SLAB_SIZE, blockSize, this);
             slabs.add(slab);
             whollyFree++;
+            slab.whollyFreeSince(clock.getAsLong());
         } else {
             for (RegisteredSlab candidate : slabs) {
                 if (candidate.isWhollyFree()) {

@@ -62,6 +62,8 @@ public final class RegisteredSlab {
     private Registration[] registrations = new Registration[0];
     /** Set by the owning pool when it lets the slab go; no block of it is out then. */
     private volatile boolean released;
+    /** When the last block came back ({@link System#nanoTime()} or the pool's clock); guarded by the pool. */
+    private long whollyFreeSince;
 
     /** The memory region of this slab on one device. */
     private static final class Registration {
@@ -176,6 +178,16 @@ public final class RegisteredSlab {
     /** Returns {@code true} if no block is out. */
     boolean isWhollyFree() {
         return freeBlocks.size() == size / blockSize;
+    }
+
+    /** Returns when the slab last became wholly free, as the owning pool recorded it. */
+    long whollyFreeSince() {
+        return whollyFreeSince;
+    }
+
+    /** Records that the slab became wholly free at {@code nanos}; called by the owning pool. */
+    void whollyFreeSince(long nanos) {
+        whollyFreeSince = nanos;
     }
 
     /**

@@ -227,6 +227,133 @@ class RegisteredMemoryPoolTest {
         assertEquals(1, pool.slabs());
     }
 
+    @Test
+    void withADelayASlabBeyondTheRetainedStaysUntilItWasFreeThatLong() {
+        ManualTimer timer = new ManualTimer();
+        RegisteredMemoryPool pool = timer.pool(1L * RegisteredMemoryPool.SLAB_SIZE, 1000);
+        List<ByteBuffer> burst = allocateSlabs(pool, 3);
+        List<RegisteredSlab> slabs = slabsOf(burst);
+        for (ByteBuffer block : burst) {
+            assertTrue(pool.free(block));
+        }
+        assertEquals(3, pool.slabs(), "nothing released at once");
+        assertEquals(1, timer.tasks.size(), "one release scheduled for the burst, not one per slab");
+        assertEquals(1000, timer.delays.get(0));
+
+        timer.now = 1000;
+        timer.runDue();
+        assertEquals(1, pool.slabs(), "one wholly free slab retained");
+        assertEquals(2, pool.releases());
+        // The two that came back first went first; the last one back is kept.
+        assertTrue(slabs.get(0).isReleased());
+        assertTrue(slabs.get(1).isReleased());
+        assertFalse(slabs.get(2).isReleased());
+        assertTrue(timer.tasks.isEmpty(), "nothing left to release, nothing scheduled");
+    }
+
+    @Test
+    void withADelayASlabTakenAgainBeforeItEndsIsNotReleased() {
+        ManualTimer timer = new ManualTimer();
+        RegisteredMemoryPool pool = timer.pool(1L * RegisteredMemoryPool.SLAB_SIZE, 1000);
+        List<ByteBuffer> burst = allocateSlabs(pool, 2);
+        for (ByteBuffer block : burst) {
+            assertTrue(pool.free(block));
+        }
+        // The load swings back before the delay ends: it finds both slabs still registered.
+        timer.now = 500;
+        List<ByteBuffer> again = allocateSlabs(pool, 2);
+        assertEquals(2, pool.slabs(), "no new slab for the second swing");
+        timer.now = 1000;
+        timer.runDue();
+        assertEquals(0, pool.releases(), "both slabs are in use");
+        assertTrue(timer.tasks.isEmpty());
+        for (ByteBuffer block : again) {
+            assertTrue(pool.free(block));
+        }
+        assertEquals(1, timer.tasks.size());
+        timer.now = 2000;
+        timer.runDue();
+        assertEquals(1, pool.releases());
+        assertEquals(1, pool.slabs());
+    }
+
+    @Test
+    void withADelayTheTimerComesBackForASlabFreedLater() {
+        ManualTimer timer = new ManualTimer();
+        RegisteredMemoryPool pool = timer.pool(0, 1000);
+        List<ByteBuffer> burst = allocateSlabs(pool, 2);
+        List<RegisteredSlab> slabs = slabsOf(burst);
+        assertTrue(pool.free(burst.get(0)));
+        timer.now = 600;
+        assertTrue(pool.free(burst.get(1)));
+        assertEquals(1, timer.tasks.size(), "the first free scheduled the release; the second waits for it");
+
+        timer.now = 1000;
+        timer.runDue();
+        assertTrue(slabs.get(0).isReleased());
+        assertFalse(slabs.get(1).isReleased(), "free for 400 ns only");
+        assertEquals(1, timer.tasks.size(), "scheduled again for the second slab");
+        assertEquals(600, timer.delays.get(0), "when the second slab's delay ends");
+
+        timer.now = 1600;
+        timer.runDue();
+        assertTrue(slabs.get(1).isReleased());
+        assertEquals(0, pool.slabs());
+        assertEquals(2, pool.releases());
+    }
+
+    @Test
+    void refusesANegativeDelay() {
+        assertThrows(IllegalArgumentException.class, () -> new RegisteredMemoryPool(RegisteredMemoryPool.SLAB_SIZE,
+                0, -1));
+    }
+
+    /** A timer that runs its tasks when told, on a clock the test moves. */
+    private static final class ManualTimer {
+        final List<Runnable> tasks = new ArrayList<>();
+        final List<Long> delays = new ArrayList<>();
+        final List<Long> dueAt = new ArrayList<>();
+        long now;
+
+        RegisteredMemoryPool pool(long retainedBytes, long delayNanos) {
+            return new RegisteredMemoryPool(16L * RegisteredMemoryPool.SLAB_SIZE, retainedBytes, delayNanos,
+                    (task, delay) -> {
+                        tasks.add(task);
+                        delays.add(delay);
+                        dueAt.add(now + delay);
+                    }, () -> now);
+        }
+
+        /** Runs the tasks due by now, as a timer would; a task may schedule another. */
+        void runDue() {
+            for (int i = 0; i < tasks.size(); i++) {
+                if (dueAt.get(i) <= now) {
+                    Runnable task = tasks.remove(i);
+                    delays.remove(i);
+                    dueAt.remove(i);
+                    task.run();
+                    i = -1;
+                }
+            }
+        }
+    }
+
+    private static List<ByteBuffer> allocateSlabs(RegisteredMemoryPool pool, int count) {
+        List<ByteBuffer> blocks = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            blocks.add(pool.allocate(RegisteredMemoryPool.MAX_BLOCK));
+        }
+        return blocks;
+    }
+
+    private static List<RegisteredSlab> slabsOf(List<ByteBuffer> blocks) {
+        List<RegisteredSlab> slabs = new ArrayList<>();
+        for (ByteBuffer block : blocks) {
+            slabs.add(RegisteredSlab.find(MemoryUtils.getAddress(block), block.capacity()));
+        }
+        return slabs;
+    }
+
     private static Set<Long> distinctAddresses(List<ByteBuffer> blocks) {
         Set<Long> addresses = new HashSet<>();
         for (ByteBuffer block : blocks) {
