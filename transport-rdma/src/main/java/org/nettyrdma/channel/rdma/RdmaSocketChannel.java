@@ -620,7 +620,18 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                     case CmEvent.UNREACHABLE:
                     case CmEvent.REJECTED:
                     case CmEvent.CONNECT_ERROR:
-                        failConnect(new ConnectException(describe(event) + ": " + requestedRemoteAddress));
+                        if (connectPromise != null) {
+                            failConnect(new ConnectException(describe(event) + ": " + requestedRemoteAddress));
+                        } else {
+                            // Not while connecting: the connection was up (or accepted). A peer that
+                            // wrote, closed and destroyed its id before its CM saw the connection
+                            // established sends a REJ, which arrives here as REJECTED. The connection
+                            // is gone, but what arrived before is the application's to read, as after
+                            // DISCONNECTED (the dispatcher polled the completion queues first).
+                            logger.debug("{}: {} after the connection was established", RdmaSocketChannel.this,
+                                    CmEvent.name(event.type()));
+                            onPeerDisconnected();
+                        }
                         break;
                     case CmEvent.DISCONNECTED:
                         if (connectPromise != null) {
