@@ -627,10 +627,17 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                             // wrote, closed and destroyed its id before its CM saw the connection
                             // established sends a REJ, which arrives here as REJECTED. The connection
                             // is gone, but what arrived before is the application's to read, as after
-                            // DISCONNECTED (the dispatcher polled the completion queues first).
+                            // DISCONNECTED: polled first, since it comes through another fd. (The
+                            // dispatcher does not poll before these events: while connecting, the
+                            // flushed receives would close the channel before the refusal says why.)
                             logger.debug("{}: {} after the connection was established", RdmaSocketChannel.this,
                                     CmEvent.name(event.type()));
-                            onPeerDisconnected();
+                            if (loop != null) {
+                                loop.drainCompletionQueues();
+                            }
+                            if (open) {
+                                onPeerDisconnected();
+                            }
                         }
                         break;
                     case CmEvent.DISCONNECTED:

@@ -35,11 +35,8 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * on it, and its fd is watched by the loop's epoll. Events are read without blocking and routed by id
  * (a connect request by its listening id).
  *
- * <p>Before an event that can end a connection is routed (a disconnect, and a rejection, an unreachable
- * peer or a connect error, which can also come after the connection was up: a peer that wrote, closed
- * and destroyed its id before its side saw the connection established rejects it), the loop's
- * completion queues are polled: data that arrived before it must be seen before it, and the two come
- * through different fds. Other events do not wait for
+ * <p>Before a disconnect is routed, the loop's completion queues are polled: data that arrived before
+ * it must be seen before it, and the two come through different fds. Other events do not wait for
  * that: on a loop streaming for many connections the queues are seldom empty, and draining them
  * before every event of a connection being set up delayed its set-up past the connect timeout.
  *
@@ -126,7 +123,7 @@ public final class CmEventDispatcher implements EpollIoHandle {
             if (type < 0) {
                 return;
             }
-            if (endsConnection(type)) {
+            if (type == CmEvent.DISCONNECTED || type == CmEvent.DEVICE_REMOVAL) {
                 beforeDispatch.run();
             }
             long routeBy = type == CmEvent.CONNECT_REQUEST ? event.listenId() : event.id();
@@ -147,19 +144,6 @@ public final class CmEventDispatcher implements EpollIoHandle {
             } else {
                 logger.debug("{} for an id without a channel", event);
             }
-        }
-    }
-
-    private static boolean endsConnection(int type) {
-        switch (type) {
-            case CmEvent.DISCONNECTED:
-            case CmEvent.DEVICE_REMOVAL:
-            case CmEvent.REJECTED:
-            case CmEvent.UNREACHABLE:
-            case CmEvent.CONNECT_ERROR:
-                return true;
-            default:
-                return false;
         }
     }
 
