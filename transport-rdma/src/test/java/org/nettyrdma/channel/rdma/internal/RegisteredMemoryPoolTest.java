@@ -148,15 +148,9 @@ class RegisteredMemoryPoolTest {
     void keepsItsRetainedWhollyFreeSlabsAndReleasesTheOthers() {
         RegisteredMemoryPool pool = new RegisteredMemoryPool(16L * RegisteredMemoryPool.SLAB_SIZE,
                 2L * RegisteredMemoryPool.SLAB_SIZE);
-        List<ByteBuffer> burst = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            burst.add(pool.allocate(RegisteredMemoryPool.MAX_BLOCK));
-        }
+        List<ByteBuffer> burst = allocateSlabs(pool, 5);
         assertEquals(5, pool.slabs());
-        List<RegisteredSlab> slabs = new ArrayList<>();
-        for (ByteBuffer block : burst) {
-            slabs.add(RegisteredSlab.find(MemoryUtils.getAddress(block), block.capacity()));
-        }
+        List<RegisteredSlab> slabs = slabsOf(burst);
         for (ByteBuffer block : burst) {
             assertTrue(pool.free(block));
         }
