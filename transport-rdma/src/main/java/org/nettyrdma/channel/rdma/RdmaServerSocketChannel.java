@@ -224,10 +224,30 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
             for (Long request; (readPending || config.isAutoRead()) && (request = pendingRequests.poll()) != null;) {
                 readPending = false;
                 accepted = true;
-                pipeline().fireChannelRead(new RdmaSocketChannel(RdmaServerSocketChannel.this, request, cm));
+                RdmaSocketChannel child = new RdmaSocketChannel(RdmaServerSocketChannel.this, request, cm);
+                pipeline().fireChannelRead(child);
+                refuseUnclaimed(child);
             }
             if (accepted) {
                 pipeline().fireChannelReadComplete();
+            }
+        }
+
+        /**
+         * Refuses the peer of a child the pipeline did not hand to an event loop. When a server
+         * pipeline's {@code channelRead} throws before registering the child (Netty's
+         * {@code ServerBootstrap} adding a handler that is not {@code @Sharable} a second time), no
+         * one owns the child: its connect request would stay unanswered, the peer would wait out its
+         * connect timeout, and the {@code rdma_cm_id} would live until the process ends. Registration
+         * assigns the child its event loop at once, even when it runs later on that loop, so a child
+         * without one was dropped.
+         */
+        private void refuseUnclaimed(RdmaSocketChannel child) {
+            if (child.isOpen() && !child.hasEventLoop()) {
+                logger.warn("{}: the pipeline did not register the accepted channel {}; refusing its peer's"
+                        + " connect request (see the exception the pipeline reported)", RdmaServerSocketChannel.this,
+                        child);
+                child.unsafe().closeForcibly();
             }
         }
     }

@@ -127,6 +127,19 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         this.id = childId;
     }
 
+    /**
+     * Returns {@code true} once {@code register} gave this channel its event loop, which it does
+     * before the registration itself runs on that loop.
+     */
+    boolean hasEventLoop() {
+        try {
+            eventLoop();
+            return true;
+        } catch (IllegalStateException notRegistered) {
+            return false;
+        }
+    }
+
     @Override
     public ServerSocketChannel parent() {
         return (ServerSocketChannel) super.parent();
