@@ -49,8 +49,13 @@ public final class RdmaIoHandler implements IoHandler {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaIoHandler.class);
 
-    /** Empty polls of a busy poll between two yields of the core ({@link #busyPoll}). */
-    private static final int POLLS_PER_YIELD = 16;
+    /**
+     * Empty polls of a busy poll between two yields of the core ({@link #busyPoll}). A yield is a
+     * system call, and a completion that arrives during one waits for it to end: yielding every
+     * 16th poll cost a 64 B round trip about a fifth more than every 64th (docs/benchmark.md,
+     * "Yielding still less often").
+     */
+    private static final int POLLS_PER_YIELD = 64;
     /**
      * While busy polling finds completions, the loop's other fds are looked at once in this long, not
      * after every poll that found some: that look is an {@code epoll_wait} system call, and it lies
@@ -165,8 +170,8 @@ public final class RdmaIoHandler implements IoHandler {
      * software RoCE device, finishes packets in softirq and {@code ksoftirqd}). Spinning on
      * {@code Thread.onSpinWait()} alone kept them waiting for the scheduler's tick: with a 500 us
      * budget a 64 B round trip took 1541-6459 us at the median on two vCPUs, and 168-247 us yielding
-     * after every poll. Yielding after every poll costs a system call each time, which delays
-     * seeing the completion that arrives meanwhile (docs/benchmark.md, "Yielding less often").
+     * after every poll. Yielding costs a system call each time, which delays seeing the completion
+     * that arrives meanwhile (docs/benchmark.md, "Yielding less often").
      */
     private int busyPoll(IoHandlerContext context) {
         long deadline = System.nanoTime() + busyPollNanos;
