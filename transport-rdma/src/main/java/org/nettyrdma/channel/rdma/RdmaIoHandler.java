@@ -52,7 +52,7 @@ public final class RdmaIoHandler implements IoHandler {
     /**
      * Empty polls of a busy poll between two yields of the core ({@link #busyPoll}). A yield is a
      * system call, and a completion that arrives during one waits for it to end: yielding every
-     * 16th poll cost a 64 B round trip about a fifth more than every 64th (docs/benchmark.md,
+     * 16th poll made a 64 B round trip 13-20 % longer than every 64th (docs/benchmark.md,
      * "Yielding still less often").
      */
     private static final int POLLS_PER_YIELD = 64;
