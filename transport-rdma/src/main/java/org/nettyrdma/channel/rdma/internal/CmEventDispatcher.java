@@ -35,8 +35,8 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * on it, and its fd is watched by the loop's epoll. Events are read without blocking and routed by id
  * (a connect request by its listening id).
  *
- * <p>Before a disconnect is routed, the loop's completion queues are polled: data that arrived before
- * it must be seen before it, and the two come through different fds. Other events do not wait for
+ * <p>Before a disconnect or a device removal is routed, the loop's completion queues are polled: data
+ * that arrived before it must be seen before it, and the two come through different fds. Other events do not wait for
  * that: on a loop streaming for many connections the queues are seldom empty, and draining them
  * before every event of a connection being set up delayed its set-up past the connect timeout.
  *
