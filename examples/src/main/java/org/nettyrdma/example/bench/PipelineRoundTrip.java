@@ -166,8 +166,8 @@ public final class PipelineRoundTrip {
     private static Result roundTrips(EventLoopGroup group, LocalAddress address, KernelWork work, int size,
                                      LoopMeter meter, long nanos, String name) throws Exception {
         PingPong pingPong = new PingPong(size);
-        Channel client = new Bootstrap().group(group).channel(LocalChannel.class).handler(pipeline(work, () -> pingPong))
-                .connect(address).sync().channel();
+        Channel client = new Bootstrap().group(group).channel(LocalChannel.class)
+                .handler(pipeline(work, () -> pingPong)).connect(address).sync().channel();
         try {
             // The connection's first round trips (the loop's first turns for it) are not measured.
             TimeUnit.NANOSECONDS.sleep(Math.min(nanos, SETTLE_NANOS));
