@@ -295,6 +295,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 return;
             }
             IoRegistration registration = (IoRegistration) f.getNow();
+            // Kept for doDeregister: the handler holds every registered channel until it is cancelled.
+            ((RdmaUnsafe) unsafe()).registration = registration;
             loop = registration.attachment();
             promise.setSuccess();
             if (acceptedFrom != null && connection == null && open) {
