@@ -16,6 +16,7 @@
 package org.nettyrdma.channel.rdma.internal;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 
 /**
  * The native calls this project needs and DiSNI 2.1 does not offer. They live in the same
@@ -35,7 +36,7 @@ import java.io.IOException;
 public final class RdmaNative {
 
     /** Version of the contract between this class and the C code; the C side returns the same. */
-    public static final int ABI_VERSION = 1;
+    public static final int ABI_VERSION = 2;
 
     // ---- CM event record written by pollCmEvent -----------------------------------------------
     /** {@code rdma_cm_id*} the event is about (for a connect request: the new child id). */
@@ -101,6 +102,10 @@ public final class RdmaNative {
     /** Size of the QP capability record. */
     public static final int QP_CAP_SIZE = 20;
 
+    // ---- access flags ---------------------------------------------------------------------------
+    /** {@code IBV_ACCESS_MW_BIND}: an MR registered with it may have memory windows bound over it. */
+    public static final int ACCESS_MW_BIND = 16;
+
     private RdmaNative() {
         // static methods only
     }
@@ -154,4 +159,52 @@ public final class RdmaNative {
 
     /** Returns the name of the device of an {@code ibv_context*}, for example {@code rxe0}. */
     public static native String deviceName(long context) throws IOException;
+
+    /**
+     * Allocates a type-2 memory window in {@code pd} ({@code ibv_alloc_mw(pd, IBV_MW_TYPE_2)}). It
+     * grants nothing until a {@link #postBindMw} on a QP of the same PD has completed.
+     *
+     * @return the {@code ibv_mw*}
+     */
+    public static native long allocMw(long pd) throws IOException;
+
+    /**
+     * Returns the rkey the window has now ({@code mw->rkey}): the one given to the last
+     * {@link #postBindMw} that was posted, or the allocation's before the first.
+     */
+    public static native int mwRkey(long mw) throws IOException;
+
+    /**
+     * Frees a window ({@code ibv_dealloc_mw}): any rkey of it stops working. The window may still be
+     * bound, and its QP may already be destroyed.
+     */
+    public static native void deallocMw(long mw) throws IOException;
+
+    /**
+     * Posts ({@code ibv_post_send}) one {@code IBV_WR_BIND_MW} work request on {@code qp} with
+     * {@code wrId}, signaled only if asked, binding {@code mw} with the new rkey {@code rkey} over
+     * {@code [address, address + length)} of {@code mr} with {@code mwAccess} (for example
+     * {@code IBV_ACCESS_REMOTE_WRITE}). A type-2 window is bound to this QP: only this QP's peer can
+     * use the rkey.
+     *
+     * <p>{@code rkey} must be {@link #mwRkey(long)} with another low byte (the consumer-owned key,
+     * as {@code ibv_inc_rkey} makes it); anything else is refused here, because the provider would
+     * fail the bind only in its completion and move the QP to the error state. On a successful post
+     * the window's rkey becomes {@code rkey}, so {@link #mwRkey(long)} answers it and a later bind
+     * names the window by the key the device holds. Whether the bind took effect shows only in its
+     * completion (or, unsignaled, in the first later completion with an error).
+     */
+    public static native void postBindMw(long qp, long wrId, boolean signaled, long mw, int rkey, long mr,
+                                         long address, long length, int mwAccess) throws IOException;
+
+    /**
+     * Allocates {@code size} bytes of page-aligned, zeroed native memory and returns a direct
+     * {@link ByteBuffer} over it (JNI {@code NewDirectByteBuffer}). The buffer has no
+     * cleaner: the caller frees the memory with {@link #freeMemory(long)}, after which the buffer
+     * must not be touched again.
+     */
+    public static native ByteBuffer allocateMemory(int size) throws IOException;
+
+    /** Frees memory from {@link #allocateMemory(int)}, by its address; 0 is ignored. */
+    public static native void freeMemory(long address);
 }

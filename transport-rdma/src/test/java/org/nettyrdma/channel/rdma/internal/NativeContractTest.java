@@ -66,6 +66,12 @@ class NativeContractTest {
 
     private static final short RDMA_PS_TCP = RdmaCm.RDMA_PS_TCP;
     private static final int IBV_QPT_RC = 2;
+    private static final int IBV_ACCESS_REMOTE_WRITE = 2;
+    // struct ibv_mw of libibverbs' ABI: context and pd pointers, then rkey, handle and type.
+    private static final int IBV_MW_RKEY_OFFSET = 16;
+    private static final int IBV_MW_TYPE_OFFSET = 24;
+    private static final int IBV_MW_TYPE_1 = 1;
+    private static final int IBV_MW_TYPE_2 = 2;
 
     /** Direct memory for out-parameters, so each 0-handle case fails on the handle, not the address. */
     private static ByteBuffer scratch;
@@ -178,6 +184,13 @@ class NativeContractTest {
         cases.put("queryQpState", () -> throwsIo(() -> RdmaNative.queryQpState(0)));
         cases.put("queryDevice", () -> throwsIo(() -> RdmaNative.queryDevice(0, out)));
         cases.put("deviceName", () -> throwsIo(() -> RdmaNative.deviceName(0)));
+        cases.put("allocMw", () -> throwsIo(() -> RdmaNative.allocMw(0)));
+        cases.put("mwRkey", () -> throwsIo(() -> RdmaNative.mwRkey(0)));
+        cases.put("deallocMw", () -> throwsIo(() -> RdmaNative.deallocMw(0)));
+        cases.put("postBindMw", () -> throwsIo(() -> RdmaNative.postBindMw(0, 7, true, 0, 0x101, 0, out, 64,
+                IBV_ACCESS_REMOTE_WRITE)));
+        cases.put("allocateMemory", () -> throwsIo(() -> RdmaNative.allocateMemory(0)));
+        cases.put("freeMemory", () -> RdmaNative.freeMemory(0));
 
         assertEquals(nativeMethodNames(RdmaNative.class), new TreeSet<>(cases.keySet()));
         return cases.entrySet().stream().map(e -> DynamicTest.dynamicTest(e.getKey(), e.getValue()));
@@ -189,6 +202,58 @@ class NativeContractTest {
         assertEquals("rdma_bind_addr failed: rdma_cm_id handle is 0", e.getMessage());
         e = assertThrows(IOException.class, () -> RdmaNative.createQp(1, 1, 1, 1, 0));
         assertEquals("rdma_create_qp failed: QP cap record handle is 0", e.getMessage());
+    }
+
+    @Test
+    void allocateMemoryIsDirectPageAlignedAndZeroed() throws IOException {
+        ByteBuffer memory = RdmaNative.allocateMemory(5000);
+        long address = MemoryUtils.getAddress(memory);
+        try {
+            assertTrue(memory.isDirect());
+            assertEquals(5000, memory.capacity());
+            assertEquals(0, address % 4096);
+            for (int i = 0; i < memory.capacity(); i++) {
+                assertEquals(0, memory.get(i), "byte " + i);
+            }
+            memory.put(4999, (byte) 7);
+            assertEquals(7, memory.get(4999));
+        } finally {
+            RdmaNative.freeMemory(address);
+        }
+        IOException e = assertThrows(IOException.class, () -> RdmaNative.allocateMemory(-1));
+        assertEquals("posix_memalign failed: Invalid argument (errno 22)", e.getMessage());
+    }
+
+    /**
+     * A bind the device would fail asynchronously (taking the QP down) is refused at the call. The
+     * window is a {@code struct ibv_mw} image, and the qp and mr handles are 1: the checks must come
+     * before anything is posted.
+     */
+    @Test
+    void postBindMwRefusesKeysTheDeviceWouldRefuse() throws IOException {
+        ByteBuffer image = RdmaNative.allocateMemory(64).order(ByteOrder.nativeOrder());
+        long mw = MemoryUtils.getAddress(image);
+        try {
+            image.putInt(IBV_MW_RKEY_OFFSET, 0x12345601);
+            image.putInt(IBV_MW_TYPE_OFFSET, IBV_MW_TYPE_2);
+            assertEquals(0x12345601, RdmaNative.mwRkey(mw));
+            String invalid = "ibv_post_send(IBV_WR_BIND_MW) failed: Invalid argument (errno 22)";
+            // The same key byte again, another window's index, a negative length.
+            assertEquals(invalid, bindFails(mw, 0x12345601, 64));
+            assertEquals(invalid, bindFails(mw, 0x12345702, 64));
+            assertEquals(invalid, bindFails(mw, 0x12345602, -1));
+            image.putInt(IBV_MW_TYPE_OFFSET, IBV_MW_TYPE_1);
+            assertEquals("ibv_post_send(IBV_WR_BIND_MW) failed: not a type-2 memory window",
+                    bindFails(mw, 0x12345602, 64));
+            assertEquals(0x12345601, RdmaNative.mwRkey(mw), "a refused bind leaves the key alone");
+        } finally {
+            RdmaNative.freeMemory(mw);
+        }
+    }
+
+    private static String bindFails(long mw, int rkey, long length) {
+        return assertThrows(IOException.class, () -> RdmaNative.postBindMw(1, 7, true, mw, rkey, 1,
+                scratchAddress, length, IBV_ACCESS_REMOTE_WRITE)).getMessage();
     }
 
     @Test
