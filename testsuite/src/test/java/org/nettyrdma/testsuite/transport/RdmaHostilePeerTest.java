@@ -15,47 +15,59 @@
  */
 package org.nettyrdma.testsuite.transport;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelInitializer;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.nettyrdma.channel.rdma.RdmaProtocolException;
-import org.nettyrdma.channel.rdma.internal.HelloMessage;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.testsuite.verbs.RawRdmaClient;
 
 /**
- * A peer that breaks the wire protocol (docs/protocol.md) costs only its own connection. A raw verbs
- * client connects to an {@code RdmaServerSocketChannel} over RDMA CM and sends, after the server's
- * {@code HELLO}, a broken {@code HELLO} or a valid one followed by a header that returns credits it
- * was never given. The server's child channel must get an {@link RdmaProtocolException} that names
- * the violation and close, and the raw peer must see {@code DISCONNECTED}, while a well-behaved
- * {@code RdmaSocketChannel} on the same server keeps transferring and completes its stream unchanged.
+ * A peer that breaks the wire protocol (docs/protocol.md) with its Sends costs only its own connection.
+ * A raw verbs client connects to an {@code RdmaServerSocketChannel} over RDMA CM and sends, after the
+ * server's {@code HELLO}, a broken {@code HELLO}, or a valid one followed by a message the server must
+ * refuse: credits it never gave, a second {@code HELLO}, an unknown type, a payload length that is not
+ * the Send's. The server's child channel must get an {@link RdmaProtocolException} that names the
+ * violation and close, and the raw peer must see {@code DISCONNECTED}, while a well-behaved
+ * {@code RdmaSocketChannel} on the same server keeps transferring and completes its stream unchanged
+ * ({@link HostilePeerServer}). {@link RdmaHostileWriteTest} does the same with RDMA Writes.
  */
 class RdmaHostilePeerTest {
 
+    // What the server child's exception must say, for the violations of both hostile-peer tests: the
+    // one place to change when the wording changes. RdmaProtocolException messages, except the last.
+    /** A Write with immediate before the peer's {@code HELLO}. */
+    static final String BEFORE_HELLO = "before HELLO";
+    /** A Write with immediate whose immediate is not where the peer may write. */
+    static final String WRITE_OFFSET = "RDMA Write at ring offset";
+    /** More ring bytes written than the ring credit allowed. */
+    static final String RING_BYTES = "ring bytes";
+    /** More Sends or Writes with immediate than receive slots granted. */
+    static final String RECEIVE_SLOTS = "receive slots";
+    /** A {@code HELLO} after the first. */
+    static final String SECOND_HELLO = "second HELLO";
+    /** A header with a type the protocol does not have. */
+    static final String UNKNOWN_TYPE = "unknown message type";
+    /** A header whose payload length is not the Send's length less the header. */
+    static final String PAYLOAD_LENGTH = "payload length";
+    /**
+     * A Write with immediate that the server's device refused (outside the ring): the receive it took
+     * completes with the remote access error status, which the child's {@code IOException} names.
+     */
+    static final String REMOTE_ACCESS_ERROR = "remote access error";
+
     /** The raw client grants the server fewer slots than it posted, and no ring: the server only Sends. */
     private static final int GRANTED_SLOTS = RawRdmaClient.RECEIVES - 2;
-    private static final int MAX_WRITE = 256 << 10;
+    private static final int UNKNOWN_MESSAGE_TYPE = 9;
 
     @RegisterExtension
     final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
@@ -70,81 +82,58 @@ class RdmaHostilePeerTest {
                 Arguments.of("HELLO too short", List.of(new byte[8]), "HELLO too short: 8 bytes"),
                 // The server's own HELLO is the only message that used a slot of this client's.
                 Arguments.of("more slots returned than were in use",
-                        List.of(hello(0, (byte) RdmaProtocol.TYPE_HELLO), credit(GRANTED_SLOTS + 1000, 0)),
+                        List.of(validHello(), header(RdmaProtocol.TYPE_CREDIT, GRANTED_SLOTS + 1000, 0, 0, 0)),
                         "peer returned " + (GRANTED_SLOTS + 1000) + " slots, but only 1 of " + GRANTED_SLOTS),
                 Arguments.of("ring bytes returned though no ring was used",
-                        List.of(hello(0, (byte) RdmaProtocol.TYPE_HELLO), credit(0, 4096)),
-                        "peer returned 4096 ring bytes, but only 0 of"));
+                        List.of(validHello(), header(RdmaProtocol.TYPE_CREDIT, 0, 4096, 0, 0)),
+                        "peer returned 4096 ring bytes, but only 0 of"),
+                Arguments.of("a second HELLO", List.of(validHello(), validHello()), SECOND_HELLO),
+                Arguments.of("a message of an unknown type",
+                        List.of(validHello(), header(UNKNOWN_MESSAGE_TYPE, 0, 0, 0, 0)), UNKNOWN_TYPE),
+                Arguments.of("DATA whose payload length is not the Send's",
+                        List.of(validHello(), header(RdmaProtocol.TYPE_DATA, 0, 0, 100, 50)), PAYLOAD_LENGTH));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("violations")
     void aViolationClosesOnlyThatConnection(String violation, List<byte[]> messages, String expectedMessage,
                                             TestInfo test) throws Exception {
-        long seed = TestSeed.of(test);
-        BlockingQueue<Accepted> children = new LinkedBlockingQueue<>();
-        Channel server = rdma.bind(rdma.server().childHandler(new ChannelInitializer<>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                Accepted child = new Accepted(ch, new StreamReader(seed), new ExceptionRecorder());
-                ch.pipeline().addLast(child.reader, child.errors);
-                children.add(child);
-            }
-        }));
-
-        // The well-behaved connection writes until the hostile one is dealt with.
-        StreamWriter writer = new StreamWriter(seed, WritePlan.untilStopped(seed, MAX_WRITE));
-        ExceptionRecorder clientErrors = new ExceptionRecorder();
-        Channel client = rdma.client().handler(RdmaTransportFixture.pipeline(writer, clientErrors))
-                .connect(server.localAddress()).sync().channel();
-        Accepted good = children.poll(10, TimeUnit.SECONDS);
-
-        try (RawRdmaClient raw = RawRdmaClient.connect((InetSocketAddress) server.localAddress())) {
-            Accepted hostile = children.poll(10, TimeUnit.SECONDS);
+        try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test), bootstrap -> { });
+             RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
+            HostilePeerServer.RawChild hostile = server.nextRawChild();
             for (int i = 0; i < messages.size(); i++) {
-                raw.send(messages.get(i));
                 if (i == 0 && messages.size() > 1) {
                     // The client speaks first: a HELLO the server accepts is answered with its own.
-                    HelloMessage.decode(Unpooled.wrappedBuffer(raw.awaitMessage()), 0, RdmaProtocol.HELLO_SIZE);
+                    raw.exchangeHellos(messages.get(0));
+                } else {
+                    raw.send(messages.get(i));
                 }
             }
-            raw.awaitDisconnected(30, TimeUnit.SECONDS);
-            assertTrue(hostile.channel.closeFuture().await(30, TimeUnit.SECONDS), "the hostile peer's channel closed");
-            assertEquals(1, hostile.errors.exceptions().size(), () -> "exceptions: " + hostile.errors.exceptions());
-            Throwable cause = hostile.errors.exceptions().get(0);
-            assertInstanceOf(RdmaProtocolException.class, cause);
-            assertTrue(cause.getMessage().contains(expectedMessage), () -> "the exception names the violation ("
-                    + expectedMessage + "): " + cause.getMessage());
+            HostilePeerServer.assertClosed(hostile, raw, RdmaProtocolException.class, expectedMessage);
+            server.assertStreamIntact();
         }
+    }
 
-        assertTrue(writer.queuedBytes() > 0 && client.isActive(), "the good connection was transferring");
-        writer.stop();
-        StreamDigest sent = writer.done().get(60, TimeUnit.SECONDS);
-        assertEquals(sent, good.reader.digestAt(sent.length()).get(30, TimeUnit.SECONDS),
-                "the well-behaved stream, seed " + seed);
-        assertTrue(good.channel.isActive(), "the well-behaved connection is still up");
-        assertFalse(good.reader.errors().isCompletedExceptionally());
-        assertEquals(List.of(), clientErrors.exceptions(), "exceptions of the well-behaved client");
-        assertEquals(List.of(), good.errors.exceptions(), "exceptions of the well-behaved server child");
-
-        client.close().sync();
-        server.close().sync();
+    /** A valid {@code HELLO} granting {@link #GRANTED_SLOTS} slots and no ring. */
+    private static byte[] validHello() {
+        return RawRdmaClient.hello(GRANTED_SLOTS);
     }
 
     /** A valid {@code HELLO} granting {@link #GRANTED_SLOTS} slots and no ring, with one byte changed. */
     private static byte[] hello(int index, byte value) {
-        byte[] hello = RawRdmaClient.hello(GRANTED_SLOTS);
+        byte[] hello = validHello();
         hello[index] = value;
         return hello;
     }
 
-    /** A {@code CREDIT} message returning {@code slots} and {@code ringBytes}. */
-    private static byte[] credit(int slots, int ringBytes) {
-        ByteBuf buf = Unpooled.buffer(RdmaProtocol.HEADER_SIZE);
-        MessageHeader.encode(buf, RdmaProtocol.TYPE_CREDIT, slots, ringBytes, 0);
+    /**
+     * A message of {@code type} returning {@code slots} and {@code ringBytes}, whose header says
+     * {@code payloadLength} and which carries {@code payload} bytes.
+     */
+    private static byte[] header(int type, int slots, int ringBytes, int payloadLength, int payload) {
+        ByteBuf buf = Unpooled.buffer(RdmaProtocol.HEADER_SIZE + payload);
+        MessageHeader.encode(buf, type, slots, ringBytes, payloadLength);
+        buf.writeZero(payload);
         return ByteBufUtil.getBytes(buf);
-    }
-
-    private record Accepted(Channel channel, StreamReader reader, ExceptionRecorder errors) {
     }
 }
