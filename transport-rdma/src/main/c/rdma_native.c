@@ -29,6 +29,7 @@
 #include "org_nettyrdma_channel_rdma_internal_RdmaNative.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
@@ -381,6 +382,11 @@ RN_NATIVE(void, deallocMw)(JNIEnv *env, jclass clazz NR_UNUSED, jlong mw) {
  * failed bind completes with an error that takes the QP down with it, so a key the device would
  * refuse is refused here instead, while the connection is still whole.
  *
+ * The QP must be ready to send. rxe answers a post in INIT or RTR with EINVAL from its doorbell, but
+ * only after it has queued the request, and runs it once the QP reaches RTS: a bind reported as
+ * failed would take effect later, with a key mw->rkey never learnt. So the state is asked first
+ * (one system call, once per bind) and a QP that is not in RTS is refused before anything is posted.
+ *
  * Type-2 binds are posted work requests, and libibverbs leaves mw->rkey as it was: the provider
  * names the window to the device by that field (rxe checks it against its own copy), so after a
  * successful post it is set to the new key, as providers do for type-1 binds.
@@ -404,6 +410,21 @@ RN_NATIVE(void, postBindMw)(JNIEnv *env, jclass clazz NR_UNUSED, jlong qp, jlong
         nr_throw_errno(env, op, EINVAL);
         return;
     }
+    struct ibv_qp_attr attr;
+    struct ibv_qp_init_attr init_attr;
+    memset(&attr, 0, sizeof(attr));
+    memset(&init_attr, 0, sizeof(init_attr));
+    int err = ibv_query_qp(nr_ptr(qp), &attr, IBV_QP_STATE, &init_attr);
+    if (err != 0) {
+        nr_throw_errno(env, "ibv_query_qp", err);
+        return;
+    }
+    if (attr.qp_state != IBV_QPS_RTS) {
+        char what[64];
+        snprintf(what, sizeof(what), "the QP is not ready to send (state %d)", (int) attr.qp_state);
+        nr_throw_msg(env, op, what);
+        return;
+    }
     struct ibv_send_wr wr;
     memset(&wr, 0, sizeof(wr));
     wr.wr_id = (uint64_t) wrId;
@@ -416,7 +437,7 @@ RN_NATIVE(void, postBindMw)(JNIEnv *env, jclass clazz NR_UNUSED, jlong qp, jlong
     wr.bind_mw.bind_info.length = (uint64_t) length;
     wr.bind_mw.bind_info.mw_access_flags = (unsigned int) mwAccess;
     struct ibv_send_wr *bad_wr = NULL;
-    int err = ibv_post_send(nr_ptr(qp), &wr, &bad_wr);
+    err = ibv_post_send(nr_ptr(qp), &wr, &bad_wr);
     if (err != 0) {
         nr_throw_errno(env, op, err);
         return;

@@ -189,7 +189,10 @@ public final class RdmaNative {
      *
      * <p>{@code rkey} must be {@link #mwRkey(long)} with another low byte (the consumer-owned key,
      * as {@code ibv_inc_rkey} makes it); anything else is refused here, because the provider would
-     * fail the bind only in its completion and move the QP to the error state. On a successful post
+     * fail the bind only in its completion and move the QP to the error state. The QP must be in
+     * RTS (on the passive side: once {@code rdma_accept} has returned); before, the call is refused
+     * without posting, because rxe queues a request posted in INIT or RTR although it reports
+     * {@code EINVAL}, and runs it when the QP reaches RTS. On a successful post
      * the window's rkey becomes {@code rkey}, so {@link #mwRkey(long)} answers it and a later bind
      * names the window by the key the device holds. Whether the bind took effect shows only in its
      * completion (or, unsignaled, in the first later completion with an error).
