@@ -54,6 +54,12 @@ final class CmEventReader {
         return channel;
     }
 
+    /** Returns the event waiting now, or {@code null} if there is none. */
+    CmEvent poll() throws IOException {
+        int type = RdmaNative.pollCmEvent(channel, recordAddress);
+        return type >= 0 ? decode(type) : null;
+    }
+
     /** Returns the next event, or throws {@link AssertionError} if none arrives in time. */
     CmEvent next(long timeout, TimeUnit unit) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);

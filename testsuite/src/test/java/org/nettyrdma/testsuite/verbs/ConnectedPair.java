@@ -26,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 import com.ibm.disni.util.MemoryUtils;
+import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.RdmaCmId;
@@ -73,7 +74,16 @@ final class ConnectedPair implements AutoCloseable {
 
     private final RdmaCmId serverId;
 
-    private ConnectedPair(int receivesToPost) throws Exception {
+    /** A step a test takes on the server's endpoint while the pair is being connected. */
+    @FunctionalInterface
+    interface ServerStep {
+        ServerStep NONE = server -> { };
+
+        void run(VerbsEndpoint server) throws Exception;
+    }
+
+    private ConnectedPair(int receivesToPost, IbvPd serverPd, ServerStep beforeAccept, ServerStep afterAccept)
+            throws Exception {
         listenChannel = RdmaEventChannel.createEventChannel();
         listenId = listenChannel.createId(RdmaCm.RDMA_PS_TCP);
         listenId.bindAddr(RdmaTestEnvironment.anyPort());
@@ -93,13 +103,15 @@ final class ConnectedPair implements AutoCloseable {
         serverChannel = RdmaEventChannel.createEventChannel();
         serverEvents = new CmEventReader(serverChannel);
         RdmaNative.migrateId(handle(serverId), serverEvents.channelHandle());
-        server = new VerbsEndpoint(serverId);
+        server = new VerbsEndpoint(serverId, serverPd);
         for (int i = 0; i < receivesToPost; i++) {
             server.postReceive(2000 + i, VerbsEndpoint.BUFFER_SIZE / 2 + i * 4096, 4096);
         }
+        beforeAccept.run(server);
         ByteBuffer privateData = ByteBuffer.allocateDirect(ACCEPT_PRIVATE_DATA.length).put(ACCEPT_PRIVATE_DATA);
         RdmaNative.accept(handle(serverId), RNR_RETRY_COUNT, MemoryUtils.getAddress(privateData),
                 ACCEPT_PRIVATE_DATA.length);
+        afterAccept.run(server);
 
         clientEstablished = clientEvents.expect(RdmaCmEventType.ESTABLISHED);
         serverEvents.expect(RdmaCmEventType.ESTABLISHED);
@@ -135,7 +147,16 @@ final class ConnectedPair implements AutoCloseable {
 
     /** Connects a pair with {@code receivesToPost} receives of 4 KiB posted on each side. */
     static ConnectedPair connect(int receivesToPost) throws Exception {
-        return new ConnectedPair(receivesToPost);
+        return new ConnectedPair(receivesToPost, null, ServerStep.NONE, ServerStep.NONE);
+    }
+
+    /**
+     * Connects a pair whose server endpoint lives in {@code serverPd} (a PD of its own if null), and
+     * runs the steps on the server's endpoint just before and just after {@code rdma_accept}.
+     */
+    static ConnectedPair connect(int receivesToPost, IbvPd serverPd, ServerStep beforeAccept, ServerStep afterAccept)
+            throws Exception {
+        return new ConnectedPair(receivesToPost, serverPd, beforeAccept, afterAccept);
     }
 
     static long handle(Object disniObject) {

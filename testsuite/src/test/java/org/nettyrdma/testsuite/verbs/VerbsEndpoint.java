@@ -37,12 +37,14 @@ import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.SVCPollCq;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
 
 /**
- * The verbs objects of one side of a connection, all made through DiSNI's API: a protection domain,
- * a completion channel and CQ, an RC queue pair and one registered buffer. {@link #close()} frees them
- * in the order rdma-core requires and asserts that every destroy call succeeded, so a test that
- * leaves a QP, CQ or MR behind fails.
+ * The verbs objects of one side of a connection, all made through DiSNI's API: a protection domain
+ * (its own, or one shared with other endpoints), a completion channel and CQ, an RC queue pair and
+ * one registered buffer. {@link #close()} frees them in the order rdma-core requires and asserts
+ * that every destroy call succeeded, so a test that leaves a QP, CQ or MR behind fails; a shared PD
+ * is left to its owner.
  */
 final class VerbsEndpoint implements AutoCloseable {
 
@@ -61,11 +63,19 @@ final class VerbsEndpoint implements AutoCloseable {
 
     private final IbvWC[] completions = new IbvWC[QUEUE_DEPTH];
     private final SVCPollCq poll;
+    private final boolean ownsPd;
+    private boolean qpDestroyed;
 
     VerbsEndpoint(RdmaCmId id) throws IOException {
+        this(id, null);
+    }
+
+    /** Makes the endpoint in {@code sharedPd} (which it never frees), or in a PD of its own if null. */
+    VerbsEndpoint(RdmaCmId id, IbvPd sharedPd) throws IOException {
         this.id = id;
         IbvContext context = id.getVerbs();
-        pd = context.allocPd();
+        ownsPd = sharedPd == null;
+        pd = ownsPd ? context.allocPd() : sharedPd;
         completionChannel = context.createCompChannel();
         cq = context.createCQ(completionChannel, 2 * QUEUE_DEPTH, 0);
         IbvQPInitAttr attr = new IbvQPInitAttr();
@@ -137,6 +147,17 @@ final class VerbsEndpoint implements AutoCloseable {
         return list;
     }
 
+    /** Returns the QP's state as the kernel has it ({@code enum ibv_qp_state}: 3 = RTS, 6 = ERR). */
+    int qpState() throws IOException {
+        return RdmaNative.queryQpState(ConnectedPair.handle(qp));
+    }
+
+    /** Destroys the QP ahead of {@link #close()}, which then leaves it out; returns what destroy answered. */
+    int destroyQp() throws IOException {
+        qpDestroyed = true;
+        return id.destroyQP();
+    }
+
     /** Polls the CQ once, returning copies of the completions (DiSNI reuses its WC objects). */
     List<IbvWC> pollOnce() throws IOException {
         int n = poll.execute().getPolls();
@@ -177,10 +198,14 @@ final class VerbsEndpoint implements AutoCloseable {
         poll.free();
         // QP before CQ, CQ before its channel, MRs before the PD: out of order, rdma-core answers EBUSY
         // and the object leaks (DiSNI's own endpoints ignore that).
-        assertEquals(0, id.destroyQP(), "destroy QP");
+        if (!qpDestroyed) {
+            assertEquals(0, id.destroyQP(), "destroy QP");
+        }
         assertEquals(0, cq.destroyCQ(), "destroy CQ");
         assertEquals(0, completionChannel.destroyCompChannel(), "destroy completion channel");
         mr.deregMr().execute().free();
-        assertEquals(0, pd.deallocPd(), "deallocate PD");
+        if (ownsPd) {
+            assertEquals(0, pd.deallocPd(), "deallocate PD");
+        }
     }
 }
