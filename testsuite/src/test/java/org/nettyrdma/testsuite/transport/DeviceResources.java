@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,16 +35,26 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  *   <li>the transport's own process-wide counters of memory registrations and completion queues;</li>
  *   <li>the kernel's resource tracking of the device ({@code rdma resource show DEVICE}: queue pairs,
  *       completion queues, memory regions, RDMA CM ids), which counts what the transport has no counter
- *       for, queue pairs and CM ids, and what a raw verbs peer in the test made. Where the {@code rdma}
- *       tool is missing, only the first source is compared.</li>
+ *       for, queue pairs and CM ids, and what a raw verbs peer in the test made.</li>
  * </ul>
- * The allocator's slabs ({@code RdmaByteBufAllocator}) are registered on first use and stay while its
+ * On a device run ({@code RDMA_TEST_DEVICE} or {@code RDMA_TEST_ADDRESS} set) the kernel's counts are
+ * required: if the {@code rdma} tool is missing, fails, or prints no count of one of them, reading
+ * them fails the test with the command, its exit status and its output, since before and after would
+ * otherwise compare equal on nothing. Elsewhere there is no device to count, and they are empty.
+ *
+ * <p>The allocator's slabs ({@code RdmaByteBufAllocator}) are registered on first use and stay while its
  * pool keeps them, which a test does not decide: they are left out of the kernel's memory regions.
  * Both are process- or machine-wide, so a test compares the counts after it with those before it.
  */
 final class DeviceResources {
 
-    private static final List<String> KERNEL_COUNTS = List.of("qp", "cq", "mr", "cm_id");
+    /** The kernel's counts read from {@code rdma resource show}, each required on a device run. */
+    private static final List<String> KERNEL_COUNTS = List.of("qp", "cq", "mr", "cm_id", "pd");
+    /**
+     * The protection domains, counted but not compared by the leak check: the transport's PD lives as
+     * long as the process, so the first test to open the device adds one for good.
+     */
+    private static final String PROTECTION_DOMAINS = "pd";
     private static final long SETTLE_MILLIS = 10_000;
 
     private DeviceResources() {
@@ -58,7 +69,9 @@ final class DeviceResources {
     }
 
     static Snapshot snapshot() {
-        return new Snapshot(RegisteredBuffer.liveRegistrations(), CompletionQueue.liveCount(), kernelCounts());
+        Map<String, Integer> kernel = kernelCounts();
+        kernel.remove(PROTECTION_DOMAINS);
+        return new Snapshot(RegisteredBuffer.liveRegistrations(), CompletionQueue.liveCount(), kernel);
     }
 
     /**
@@ -79,17 +92,37 @@ final class DeviceResources {
         assertEquals(before.kernel(), after.kernel(), "verbs objects left on the device: " + context);
     }
 
-    /** Returns the kernel's counts for the test device, or an empty map without the {@code rdma} tool. */
-    private static Map<String, Integer> kernelCounts() {
+    /**
+     * Returns the kernel's counts for the test device: {@code qp}, {@code cq}, {@code mr} (less the
+     * allocator's slabs), {@code cm_id} and {@code pd}, in that order; empty when this is no device run.
+     *
+     * @throws AssertionError on a device run when the {@code rdma} tool gives no such counts
+     */
+    static Map<String, Integer> kernelCounts() {
+        if (!deviceRun()) {
+            return new LinkedHashMap<>();
+        }
         String device = System.getenv("RDMA_TEST_DEVICE");
-        String output = device != null ? rdma("resource", "show", device) : rdma("resource", "show");
+        List<String> command = device != null ? List.of("rdma", "resource", "show", device)
+                : List.of("rdma", "resource", "show");
+        Result result = run(command);
         // "0: rxe0: pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0", one line per device: the first one.
-        String[] words = output.lines().findFirst().orElse("").trim().split("\\s+");
-        Map<String, Integer> counts = new LinkedHashMap<>();
+        String[] words = result.output().lines().findFirst().orElse("").trim().split("\\s+");
+        Map<String, Integer> found = new HashMap<>();
         for (int i = 0; i + 1 < words.length; i++) {
-            if (KERNEL_COUNTS.contains(words[i])) {
-                counts.put(words[i], Integer.valueOf(words[i + 1]));
+            if (KERNEL_COUNTS.contains(words[i]) && words[i + 1].matches("\\d+")) {
+                found.put(words[i], Integer.valueOf(words[i + 1]));
             }
+        }
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (String name : KERNEL_COUNTS) {
+            Integer count = found.get(name);
+            if (result.status() != 0 || count == null) {
+                throw new AssertionError("a device run needs the kernel's counts " + KERNEL_COUNTS + ": `"
+                        + String.join(" ", command) + "` " + result.describe()
+                        + (result.status() == 0 ? ", no count of " + name + " in it" : ""));
+            }
+            counts.put(name, count);
         }
         counts.computeIfPresent("mr", (name, count) -> count - RegisteredSlab.registrations());
         return counts;
@@ -97,31 +130,45 @@ final class DeviceResources {
 
     /**
      * Returns the memory regions the kernel counts on the test device, the allocator's slabs included,
-     * or -1 without the {@code rdma} tool.
+     * or -1 when this is no device run.
+     *
+     * @throws AssertionError on a device run when the {@code rdma} tool gives no such count
      */
     static int kernelMemoryRegions() {
         Integer withoutSlabs = kernelCounts().get("mr");
         return withoutSlabs != null ? withoutSlabs + RegisteredSlab.registrations() : -1;
     }
 
-    /** The kernel's list of queue pairs (with their state) and CQs, for a failure message. */
-    private static String kernelDetails() {
-        return rdma("resource", "show", "qp") + rdma("resource", "show", "cq");
+    /** Returns {@code true} where the tests have a device to count: the VM and a real RDMA host set these. */
+    private static boolean deviceRun() {
+        return System.getenv("RDMA_TEST_DEVICE") != null || System.getenv("RDMA_TEST_ADDRESS") != null;
     }
 
-    /** Runs the {@code rdma} tool; returns its output, or "" if it is missing or fails. */
-    private static String rdma(String... arguments) {
-        List<String> command = new java.util.ArrayList<>(List.of("rdma"));
-        command.addAll(List.of(arguments));
+    /** The kernel's list of queue pairs (with their state) and CQs, for a failure message. */
+    private static String kernelDetails() {
+        return run(List.of("rdma", "resource", "show", "qp")).output()
+                + run(List.of("rdma", "resource", "show", "cq")).output();
+    }
+
+    /** What a command did: its exit status (-1 if it could not run) and its output, or why it could not run. */
+    private record Result(int status, String output) {
+        String describe() {
+            String shown = output.isBlank() ? "nothing" : "'" + output.strip() + "'";
+            return status < 0 ? "could not run: " + output : "exited with " + status + " and printed " + shown;
+        }
+    }
+
+    /** Runs {@code command} with its error output merged into its output. */
+    private static Result run(List<String> command) {
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
-            return process.waitFor() == 0 ? output : "";
+            return new Result(process.waitFor(), output);
         } catch (IOException e) {
-            return "";
+            return new Result(-1, e.toString());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return "";
+            return new Result(-1, e.toString());
         }
     }
 }
