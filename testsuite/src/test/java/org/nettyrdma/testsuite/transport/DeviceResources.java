@@ -35,7 +35,8 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  *   <li>the transport's own process-wide counters of memory registrations and completion queues;</li>
  *   <li>the kernel's resource tracking of the device ({@code rdma resource show DEVICE}: queue pairs,
  *       completion queues, memory regions, RDMA CM ids), which counts what the transport has no counter
- *       for, queue pairs and CM ids, and what a raw verbs peer in the test made.</li>
+ *       for, queue pairs and CM ids, and what a raw verbs peer in the test made. Protection domains are
+ *       read too, for tests that want them, but not compared.</li>
  * </ul>
  * On a device run ({@code RDMA_TEST_DEVICE} or {@code RDMA_TEST_ADDRESS} set) the kernel's counts are
  * required: if the {@code rdma} tool is missing, fails, or prints no count of one of them, reading

@@ -71,10 +71,10 @@ import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
  * <p>The number of cycles is {@code -Dorg.nettyrdma.test.cycles=N} (through {@code RDMA_TEST_JAVA_OPTS}
  * for {@code scripts/device-tests}), {@value #DEFAULT_CYCLES} by default. In the rxe VM a cycle costs
  * several guest scheduler ticks (connection set-up over RDMA CM, the echo, the disconnect), which puts
- * the full 10,000 cycles at over ten minutes per JDK (the figure is in the testing section of
- * {@code docs/architecture.md}), more than a CI run of every device test on two JDKs can spend on one
- * test; 2,000 cycles take about two minutes and still give nine samples after the warm-up. The full
- * run is one command in that section.
+ * the full 10,000 cycles at eight minutes or more per JDK, depending on the host's load (the figures are
+ * in the testing section of {@code docs/architecture.md}): more than a CI run of every device test on
+ * two JDKs should spend on one test. 2,000 cycles take a fifth of that and still give nine samples
+ * after the warm-up. The full run is one command in that section.
  */
 class RdmaConnectCycleTest {
 
