@@ -29,6 +29,7 @@
 #include "org_nettyrdma_channel_rdma_internal_RdmaNative.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -42,7 +43,7 @@
  * changes; the assertion makes a one-sided bump fail the build. NativeLibrary compares the value a
  * loaded library returns, which catches a stale libdisni.so on java.library.path.
  */
-#define NETTY_RDMA_ABI_VERSION 2
+#define NETTY_RDMA_ABI_VERSION 3
 _Static_assert(NETTY_RDMA_ABI_VERSION == RN(ABI_VERSION), "bump ABI_VERSION in C and Java together");
 _Static_assert(RN(CM_EVENT_PRIVATE_DATA_OFFSET) + RN(CM_EVENT_PRIVATE_DATA_MAX) <= RN(CM_EVENT_SIZE),
                "the CM event record must hold the largest private data");
@@ -479,4 +480,33 @@ RN_NATIVE(jobject, allocateMemory)(JNIEnv *env, jclass clazz NR_UNUSED, jint siz
 
 RN_NATIVE(void, freeMemory)(JNIEnv *env NR_UNUSED, jclass clazz NR_UNUSED, jlong address) {
     free(nr_ptr(address)); // free(NULL) does nothing
+}
+
+/*
+ * librdmacm (rdma-core 44) keeps the ibv_context of a removed device open until it learns of the
+ * removal from its device list, which it never does while no RDMA device is left; and rxe cannot
+ * disassociate a context, so the kernel's removal waits for its fds to close. The context's command
+ * and async fds are replaced with /dev/null: the kernel sees them closed, while librdmacm still holds
+ * a context it may close later. Called once everything of this process on the device is freed and
+ * while an rdma_cm_id still holds the context; no verbs call may use the context afterwards.
+ */
+RN_NATIVE(void, abandonContext)(JNIEnv *env, jclass clazz NR_UNUSED, jlong context) {
+    struct ibv_context *ctx = nr_ptr(context);
+    if (ctx == NULL) {
+        nr_throw_null(env, "abandonContext", "ibv_context");
+        return;
+    }
+    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null_fd < 0) {
+        nr_throw_errno(env, "open(/dev/null)", errno);
+        return;
+    }
+    int err = 0;
+    if (dup3(null_fd, ctx->cmd_fd, O_CLOEXEC) < 0 || dup3(null_fd, ctx->async_fd, O_CLOEXEC) < 0) {
+        err = errno;
+    }
+    close(null_fd);
+    if (err != 0) {
+        nr_throw_errno(env, "dup3(/dev/null) over the context's fds", err);
+    }
 }

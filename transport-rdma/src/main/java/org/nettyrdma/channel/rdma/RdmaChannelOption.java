@@ -56,6 +56,14 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
     public static final ChannelOption<Integer> KEEPALIVE_IDLE_MILLIS = valueOf(RdmaChannelOption.class,
             "KEEPALIVE_IDLE_MILLIS");
 
+    /**
+     * How long an accepted connection waits for the peer's {@code HELLO}, its first message, before
+     * it is closed and its queue pair and memory are freed; default 10 000 ms. A child option of a
+     * server: it bounds what a peer that connects and never speaks can hold.
+     */
+    public static final ChannelOption<Integer> HELLO_TIMEOUT_MILLIS = valueOf(RdmaChannelOption.class,
+            "HELLO_TIMEOUT_MILLIS");
+
     @SuppressWarnings({ "unused", "deprecation" })
     private RdmaChannelOption() {
         super(null);

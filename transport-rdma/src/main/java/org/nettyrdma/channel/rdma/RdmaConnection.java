@@ -19,12 +19,9 @@ import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.HEADER_SIZE;
 import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.HELLO_SIZE;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
+import java.util.concurrent.RejectedExecutionException;
 
-import com.ibm.disni.util.MemoryUtils;
-import com.ibm.disni.verbs.impl.NativeDispatcher;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -36,17 +33,16 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CompletionListener;
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
 import org.nettyrdma.channel.rdma.internal.CreditReturn;
-import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.HelloMessage;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
-import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.internal.ReceiveRing;
 import org.nettyrdma.channel.rdma.internal.RegionByteBuf;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.channel.rdma.internal.SendCredits;
 import org.nettyrdma.channel.rdma.internal.SendStaging;
+import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
 
 /**
@@ -62,7 +58,7 @@ import org.nettyrdma.channel.rdma.internal.WorkRequests;
  * Headers (credits) are processed when they arrive, payloads when the pipeline reads, so a reader that
  * stops reading stops the sender without stopping credits for its own writes.
  *
- * <p>Used on the channel's event loop only, except {@link #releaseRegion(long)}.
+ * <p>Used on the channel's event loop only, except the release of ring regions handed up.
  */
 final class RdmaConnection implements CompletionListener {
 
@@ -70,8 +66,6 @@ final class RdmaConnection implements CompletionListener {
 
     /** Receive work requests carry this bit in their id; send work requests carry their sequence number. */
     private static final long RECEIVE_TAG = 1L << 62;
-    private static final int WC_SUCCESS = 0;
-    private static final int WC_WR_FLUSH_ERR = 5;
     private static final int WC_RECV = 128;
     private static final int WC_RECV_RDMA_WITH_IMM = 129;
     private static final int CHAIN = 32;
@@ -119,20 +113,16 @@ final class RdmaConnection implements CompletionListener {
         long token = -1;
     }
 
-    private final NativeDispatcher verbs = DisniNative.dispatcher();
     private final Events events;
     private final EventLoop eventLoop;
     private final RdmaDevice device;
     private final CompletionQueue cq;
-    private final long id;
+    private final QueuePairResources resources;
     private final int slots;
     private final int slotSize;
     private final int sendDepth;
-    private final int cqEntries;
-    private final RegisteredBuffer receiveSlots;
-    private final RegisteredBuffer ring;
-    private final RegisteredBuffer sendBuffer;
-    private final ByteBuf sendView;
+    private final int ringSize;
+    private final int sendBufferSize;
     private final ByteBuf slotView;
     private final long qp;
     private final int qpNum;
@@ -148,8 +138,6 @@ final class RdmaConnection implements CompletionListener {
     private final ByteBuf[] heldBuffers;
     private final FlushedBytes flushed = new FlushedBytes();
     private final ReceiveRing receiveRing;
-    /** Made once: every buffer handed up over the ring gives its region back through it. */
-    private final RegionByteBuf.Releaser regionReleaser = this::releaseRegion;
     private final CreditReturn owed;
     private final MessageHeader header = new MessageHeader();
     private final ArrayDeque<Inbound> inbound = new ArrayDeque<>();
@@ -160,8 +148,18 @@ final class RdmaConnection implements CompletionListener {
      * connecting side's queue pair sure to be ready to receive (protocol.md, "Connection").
      */
     private final boolean answersHello;
+    /** The ring and the send buffer, registered when this side sends its {@code HELLO}; null before. */
+    private RegisteredBuffer ring;
+    private RegisteredBuffer sendBuffer;
+    private ByteBuf sendView;
+    /** Made with the ring: every buffer handed up over it gives its region back through it. */
+    private RegionByteBuf.Releaser regionReleaser;
     private SendCredits credits;
     private HelloMessage peer;
+    /** The largest Send payload to the peer: its slot, as far as this side's send buffer can stage it. */
+    private int maxSendPayload;
+    /** The largest Write copied into the send buffer: a quarter of the peer's ring, or of the send buffer. */
+    private int maxCopiedWrite;
     /** The sequence number of this side's {@code HELLO} once it is posted; -1 before. */
     private long helloSequence = -1;
     private long nextSequence;
@@ -183,8 +181,10 @@ final class RdmaConnection implements CompletionListener {
     private boolean closed;
 
     /**
-     * Creates the queue pair on {@code id} and the registered memory, and posts every receive: all
-     * before the connection is established, so no Send from the peer can find no receive.
+     * Creates the queue pair on {@code id} with the receive slots, in {@code cq} where
+     * {@link #completionQueueEntries} are reserved for it, and posts every receive: all before the
+     * connection is established, so no Send from the peer can find no receive. The ring and the send
+     * buffer follow with this side's {@code HELLO}.
      */
     RdmaConnection(Events events, EventLoop eventLoop, CompletionQueue cq, long id, RdmaSocketChannelConfig config,
                    boolean accepted) throws IOException {
@@ -193,93 +193,47 @@ final class RdmaConnection implements CompletionListener {
         this.eventLoop = eventLoop;
         this.cq = cq;
         this.device = cq.device();
-        this.id = id;
         this.slots = config.getReceiveSlots();
         this.slotSize = config.getSlotSize();
-        this.sendDepth = Math.min(config.getSendQueueDepth(), device.maxQpWr());
-        this.cqEntries = slots + sendDepth;
-        if (!cq.reserve(cqEntries)) {
-            throw new IOException("the completion queue of this event loop on " + device
-                    + " is full: use more event loops or fewer connections per loop");
-        }
-        RegisteredBuffer slotsMemory = null;
-        RegisteredBuffer ringMemory = null;
-        RegisteredBuffer sendMemory = null;
-        long createdQp = 0;
-        int grantedInline = 0;
-        try {
-            slotsMemory = new RegisteredBuffer(device, slots * slotSize, RegisteredBuffer.LOCAL_WRITE);
-            // The peer may write here and nowhere else, and only while this connection lives.
-            ringMemory = new RegisteredBuffer(device, config.getReceiveBufferSize(),
-                    RegisteredBuffer.LOCAL_WRITE | RegisteredBuffer.REMOTE_WRITE);
-            sendMemory = new RegisteredBuffer(device, config.getSendBufferSize(), 0);
-            ByteBuffer cap = ByteBuffer.allocateDirect(RdmaNative.QP_CAP_SIZE).order(ByteOrder.nativeOrder());
-            createdQp = createQp(cap, config.getMaxInlineData());
-            // A device may grant more than was asked (rxe reports room for one SGE, 16 bytes, when 0
-            // was asked); what the user asked for still bounds it, so that 0 means none.
-            grantedInline = Math.min(config.getMaxInlineData(),
-                    cap.getInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET));
-        } catch (IOException | RuntimeException e) {
-            closeQuietly(slotsMemory, e);
-            closeQuietly(ringMemory, e);
-            closeQuietly(sendMemory, e);
-            cq.unreserve(cqEntries);
-            throw e;
-        }
-        receiveSlots = slotsMemory;
-        ring = ringMemory;
-        sendBuffer = sendMemory;
-        qp = createdQp;
-        maxInline = grantedInline;
-        qpNum = verbs._getQpNum(qp);
-        sendView = Unpooled.wrappedBuffer(sendBuffer.buffer());
-        slotView = Unpooled.wrappedBuffer(receiveSlots.buffer());
-        staging = new SendStaging(sendBuffer.size());
+        this.sendDepth = sendQueueDepth(config, device);
+        this.ringSize = config.getReceiveBufferSize();
+        this.sendBufferSize = config.getSendBufferSize();
+        resources = QueuePairResources.create(cq, completionQueueEntries(config, device), id, slots, slotSize,
+                sendDepth, config.getMaxInlineData(), ringSize, sendBufferSize);
+        qp = resources.qp();
+        qpNum = resources.qpNum();
+        maxInline = resources.maxInline();
+        slotView = Unpooled.wrappedBuffer(resources.receiveSlots().buffer());
+        staging = new SendStaging(sendBufferSize);
         stagingMarks = new long[sendDepth];
         outboundMarks = new long[sendDepth];
         heldBuffers = new ByteBuf[sendDepth];
-        receiveRing = new ReceiveRing(ring.size());
+        receiveRing = new ReceiveRing(ringSize);
         owed = new CreditReturn(slots, receiveRing);
         cq.addListener(qpNum, this);
         for (int slot = 0; slot < slots; slot++) {
             repost(slot);
         }
-        postReceives();
-    }
-
-    /**
-     * Creates the queue pair with room for {@code inline} bytes of inline data; if the device refuses
-     * that, without inline data, since a provider's limit cannot be queried before.
-     */
-    private long createQp(ByteBuffer cap, int inline) throws IOException {
-        cap.putInt(RdmaNative.QP_CAP_MAX_SEND_WR_OFFSET, sendDepth)
-                .putInt(RdmaNative.QP_CAP_MAX_RECV_WR_OFFSET, slots)
-                .putInt(RdmaNative.QP_CAP_MAX_SEND_SGE_OFFSET, 1)
-                .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, 1)
-                .putInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET, inline);
         try {
-            return RdmaNative.createQp(id, device.pd(), cq.cq(), cq.cq(), MemoryUtils.getAddress(cap));
+            postReceives();
         } catch (IOException e) {
-            if (inline == 0) {
-                throw e;
-            }
-            try {
-                return createQp(cap, 0);
-            } catch (IOException again) {
-                again.addSuppressed(e);
-                throw again;
-            }
+            close();
+            throw e;
         }
     }
 
-    private static void closeQuietly(RegisteredBuffer buffer, Exception cause) {
-        if (buffer != null) {
-            try {
-                buffer.close();
-            } catch (IOException e) {
-                cause.addSuppressed(e);
-            }
-        }
+    private static int sendQueueDepth(RdmaSocketChannelConfig config, RdmaDevice device) {
+        return Math.min(config.getSendQueueDepth(), device.maxQpWr());
+    }
+
+    /** Returns the completion queue entries a connection with {@code config} can have in flight. */
+    static int completionQueueEntries(RdmaSocketChannelConfig config, RdmaDevice device) {
+        return config.getReceiveSlots() + sendQueueDepth(config, device);
+    }
+
+    /** Returns the device of the queue pair. */
+    RdmaDevice device() {
+        return device;
     }
 
     /** Returns {@code true} once both {@code HELLO}s are out: this side's posted, the peer's received. */
@@ -306,17 +260,23 @@ final class RdmaConnection implements CompletionListener {
 
     /** Returns the registered bytes this connection holds. */
     long registeredBytes() {
-        return (long) receiveSlots.size() + ring.size() + sendBuffer.size();
+        return resources.registeredBytes();
     }
 
     /**
      * Sends this side's {@code HELLO}: the connecting side's once established, the accepting side's
-     * when the connecting side's arrives.
+     * when the connecting side's arrives. The ring and the send buffer are registered now, and the
+     * ring's memory window is bound to this queue pair just before the {@code HELLO} that carries its
+     * key.
      */
     void sendHello() throws IOException {
+        openBuffers();
+        long bindSequence = nextSequence;
+        resources.bindRing(bindSequence);
+        mark();
         int offset = staging.take(HELLO_SIZE);
         sendView.writerIndex(offset);
-        HelloMessage.of(slots, slotSize, ring.size(), ring.address(), ring.rkey()).encode(sendView);
+        HelloMessage.of(slots, slotSize, ring.size(), ring.address(), resources.ringKey()).encode(sendView);
         long sequence = nextSequence;
         logger.debug("qp {}: posting this side's HELLO", qpNum);
         sendChain.addSend(sequence, WorkRequests.OPCODE_SEND, inlineFlag(HELLO_SIZE),
@@ -329,6 +289,15 @@ final class RdmaConnection implements CompletionListener {
         if (credits != null) {
             events.connectionReady();
         }
+    }
+
+    private void openBuffers() throws IOException {
+        resources.openBuffers(ringSize, sendBufferSize);
+        ring = resources.ring();
+        sendBuffer = resources.sendBuffer();
+        sendView = Unpooled.wrappedBuffer(sendBuffer.buffer());
+        RegisteredBuffer ringMemory = ring;
+        regionReleaser = token -> releaseRegion(ringMemory, token);
     }
 
     /**
@@ -396,14 +365,11 @@ final class RdmaConnection implements CompletionListener {
 
     private boolean stageWrite() throws IOException {
         int readable = flushed.currentLength();
-        if (peer.ringSize() == 0 || readable <= peer.slotSize() - HEADER_SIZE) {
+        if (peer.ringSize() == 0 || readable <= maxSendPayload) {
             return false;
         }
         int length = Math.min(readable, maxWrite());
-        if (!credits.canReserveRing(length)) {
-            return false;
-        }
-        long lkey = flushed.currentLkey(device, length);
+        long lkey = credits.canReserveRing(length) ? flushed.currentLkey(device, length) : -1;
         if (lkey != -1) {
             // Registered memory (RdmaByteBufAllocator): the device reads the bytes where they are.
             // The buffer is held until the device has read it, even if the channel closes before.
@@ -413,7 +379,8 @@ final class RdmaConnection implements CompletionListener {
             postWrite(address, length, (int) lkey, false);
             return true;
         }
-        if (!staging.canTake(length)) {
+        length = Math.min(length, maxCopiedWrite);
+        if (!credits.canReserveRing(length) || !staging.canTake(length)) {
             return false;
         }
         int offset = staging.take(length);
@@ -441,7 +408,7 @@ final class RdmaConnection implements CompletionListener {
 
     /** Copies as much of the flushed bytes as fits into one Send. */
     private boolean stageSend() throws IOException {
-        int room = peer.slotSize() - HEADER_SIZE;
+        int room = maxSendPayload;
         int offset = staging.take(HEADER_SIZE + room);
         if (offset < 0) {
             return false;
@@ -583,7 +550,7 @@ final class RdmaConnection implements CompletionListener {
         if (closed) {
             return;
         }
-        if (status == WC_WR_FLUSH_ERR) {
+        if (status == WorkCompletionStatus.WR_FLUSH_ERR) {
             // The QP went to the error state: the peer disconnected (or this side did). Every posted
             // request comes back flushed; the CM's DISCONNECTED event says why, so nothing to report.
             // A flushed send is done with (its bytes are not delivered), so a closing channel need
@@ -599,9 +566,9 @@ final class RdmaConnection implements CompletionListener {
             }
             return;
         }
-        if (status != WC_SUCCESS) {
-            events.connectionFailed(new IOException("work completion failed: status " + status + " (vendor "
-                    + "error on " + device + "), the queue pair is now in the error state"));
+        if (status != WorkCompletionStatus.SUCCESS) {
+            events.connectionFailed(new IOException("work completion failed on " + device + ": "
+                    + WorkCompletionStatus.describe(status) + "; the queue pair is now in the error state"));
             return;
         }
         completions++;
@@ -683,6 +650,10 @@ final class RdmaConnection implements CompletionListener {
             logger.debug("qp {}: the peer's HELLO arrived", qpNum);
             credits = new SendCredits(peer.slots(), peer.ringSize());
             credits.consumeSlot(); // our own HELLO
+            // A Send or a copied Write must fit the send buffer with room for others in flight,
+            // whatever slot or ring the peer announces.
+            maxSendPayload = Math.min(peer.slotSize(), sendBufferSize / 4) - HEADER_SIZE;
+            maxCopiedWrite = Math.min(maxWrite(), sendBufferSize / 4);
             returnSlot(slot);
             postReceives();
             if (helloSent()) {
@@ -759,6 +730,7 @@ final class RdmaConnection implements CompletionListener {
         if (message.token >= 0) {
             int length = Math.min(remaining, Math.max(1, handle.guess()));
             receiveRing.retain(message.token);
+            ring.retainMemory();
             piece = RdmaByteBufAllocator.trackLeaks(RegionByteBuf.ofRegion(alloc, ring.buffer(),
                     message.payloadOffset + message.consumed, length, regionReleaser, message.token));
             message.consumed += length;
@@ -793,12 +765,20 @@ final class RdmaConnection implements CompletionListener {
         maybeSendCredit();
     }
 
-    /** Gives a ring region back; from any thread (the pipeline may release on another one). */
-    void releaseRegion(long token) {
+    /**
+     * Gives a ring region back, from any thread (the pipeline may release on another one): its memory
+     * at once, its space to the peer on the loop.
+     */
+    private void releaseRegion(RegisteredBuffer ringMemory, long token) {
+        ringMemory.releaseMemory();
         if (eventLoop.inEventLoop()) {
             releaseRegion0(token);
         } else {
-            eventLoop.execute(() -> releaseRegion0(token));
+            try {
+                eventLoop.execute(() -> releaseRegion0(token));
+            } catch (RejectedExecutionException e) {
+                // The loop is gone, and the connection with it: no peer is owed the space any more.
+            }
         }
     }
 
@@ -833,6 +813,7 @@ final class RdmaConnection implements CompletionListener {
                 return;
             }
         }
+        RegisteredBuffer receiveSlots = resources.receiveSlots();
         receiveChain.addReceive(RECEIVE_TAG | slot, receiveSlots.address() + (long) slot * slotSize, slotSize,
                 receiveSlots.lkey());
     }
@@ -845,12 +826,12 @@ final class RdmaConnection implements CompletionListener {
 
     /** Starts an orderly disconnect: the peer gets {@code DISCONNECTED}; posted requests are flushed. */
     void disconnect() {
-        verbs._disconnect(id);
+        resources.disconnect();
     }
 
     /**
-     * Frees the queue pair and the registered memory. Regions handed up the pipeline stay readable;
-     * the peer has no access any more.
+     * Frees the queue pair, the memory window and the registered memory. Regions handed up the
+     * pipeline stay readable until released; the peer has no access any more.
      */
     void close() {
         if (closed) {
@@ -858,18 +839,10 @@ final class RdmaConnection implements CompletionListener {
         }
         closed = true;
         cq.removeListener(qpNum);
-        verbs._destroyQP(id);
-        cq.unreserve(cqEntries);
+        resources.close();
         // The device reads nothing any more: buffers sent in place can go back to their pool.
         releaseHeld(completedSequence, nextSequence);
-        for (RegisteredBuffer buffer : new RegisteredBuffer[] {receiveSlots, ring, sendBuffer}) {
-            try {
-                buffer.close();
-            } catch (IOException e) {
-                // Nothing can use the memory any more; the registration is lost, not the data.
-            }
-        }
-        // Ring regions need no release: the book is gone, and pieces handed up keep the memory reachable.
+        // Ring regions need no release: the book is gone, and pieces handed up hold the memory.
         inbound.clear();
     }
 }

@@ -34,6 +34,7 @@ import io.netty.util.concurrent.ThreadAwareExecutor;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaIoHandle;
 import org.nettyrdma.channel.rdma.internal.RdmaLoop;
 
@@ -77,7 +78,7 @@ public final class RdmaIoHandler implements IoHandler {
     private RdmaIoHandler(ThreadAwareExecutor executor, IoHandler epoll, long busyPollNanos) {
         this.executor = executor;
         this.epoll = epoll;
-        this.loop = new RdmaLoop(epoll);
+        this.loop = new RdmaLoop(epoll, executor, this::closeChannelsOn);
         this.busyPollNanos = busyPollNanos;
     }
 
@@ -227,6 +228,17 @@ public final class RdmaIoHandler implements IoHandler {
                 registration.handle.close();
             } catch (Exception e) {
                 logger.debug("closing {} failed", registration.handle, e);
+            }
+        }
+    }
+
+    /** Fails the loop's channels that have anything on {@code device}, which is being removed. */
+    private void closeChannelsOn(RdmaDevice device) {
+        for (RdmaRegistration registration : new ArrayList<>(rdmaRegistrations)) {
+            try {
+                registration.handle.deviceRemoved(device);
+            } catch (Exception e) {
+                logger.warn("closing {} on the removed device {} failed", registration.handle, device, e);
             }
         }
     }

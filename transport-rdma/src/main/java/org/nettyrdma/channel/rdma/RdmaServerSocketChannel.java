@@ -21,6 +21,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.AbstractServerChannel;
 import io.netty.channel.ChannelPromise;
@@ -37,7 +38,7 @@ import org.nettyrdma.channel.rdma.internal.CmEventListener;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.RdmaIoHandle;
 import org.nettyrdma.channel.rdma.internal.RdmaLoop;
-import org.nettyrdma.channel.rdma.internal.RdmaNative;
+import org.nettyrdma.channel.rdma.internal.RejectReason;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
 
 /**
@@ -49,6 +50,8 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaServerSocketChannel.class);
     private static final InetAddress IPV4_ANY = ipv4Any();
+    /** How often a server whose device was removed tries to listen again. */
+    private static final long RELISTEN_MILLIS = 1000;
 
     private final RdmaServerSocketChannelConfig config = new RdmaServerSocketChannelConfig(this);
     private final ArrayDeque<Long> pendingRequests = new ArrayDeque<>();
@@ -73,9 +76,13 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         return open;
     }
 
+    /**
+     * Returns {@code true} once bound, until closed: also while its device is away and the channel
+     * waits to listen again, since it is still the server at that address.
+     */
     @Override
     public boolean isActive() {
-        return open && listenId != 0;
+        return open && local != null;
     }
 
     @Override
@@ -124,6 +131,11 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
             address = new InetSocketAddress(IPV4_ANY, address.getPort());
         }
         cm = loop.cm();
+        listen(address);
+    }
+
+    /** Binds a new listening id to {@code address} and listens; sets {@link #local}. */
+    private void listen(InetSocketAddress address) throws IOException {
         long id = cm.createId((ServerUnsafe) unsafe());
         try {
             SockAddr memory = new SockAddr();
@@ -136,6 +148,30 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
             throw e;
         }
         listenId = id;
+    }
+
+    /**
+     * The device of the listening address is being removed: the listening id must go, or the removal
+     * waits for it. The channel stays open and listens again at the same address and port, once a
+     * second, until a device has that address again (a wildcard listener hears of no removal and
+     * goes on by itself).
+     */
+    private void listenAgainLater() {
+        if (listenId != 0) {
+            cm.destroyId(listenId);
+            listenId = 0;
+        }
+        eventLoop().schedule(() -> {
+            if (!open || listenId != 0) {
+                return;
+            }
+            try {
+                listen(local);
+                logger.info("{}: listening again", this);
+            } catch (IOException e) {
+                listenAgainLater();
+            }
+        }, RELISTEN_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     private static InetAddress ipv4Any() {
@@ -153,12 +189,8 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         }
         open = false;
         for (Long request; (request = pendingRequests.poll()) != null;) {
-            try {
-                RdmaNative.reject(request, 0, 0);
-            } catch (IOException e) {
-                logger.debug("rejecting a pending connect request failed", e);
-            }
-            DisniNative.dispatcher()._destroyCmId(request);
+            // Refused as a port without a listener refuses: this one is gone.
+            CmEventDispatcher.rejectAndDestroy(request, 0);
         }
         if (listenId != 0) {
             cm.destroyId(listenId);
@@ -209,13 +241,22 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         @Override
         public void onCmEvent(CmEvent event) {
             if (event.type() == CmEvent.CONNECT_REQUEST) {
+                if (pendingRequests.size() >= Math.max(1, config.getBacklog())) {
+                    // As a full TCP accept queue drops the SYN, but at once and with the reason: the
+                    // client's connect fails instead of waiting out its timeout.
+                    logger.debug("{}: refusing a connect request, {} wait to be accepted (SO_BACKLOG)",
+                            RdmaServerSocketChannel.this, pendingRequests.size());
+                    CmEventDispatcher.rejectAndDestroy(event.id(), RejectReason.BACKLOG_FULL);
+                    return;
+                }
                 pendingRequests.add(event.id());
                 if (readPending || config.isAutoRead()) {
                     acceptPending();
                 }
             } else if (event.type() == CmEvent.DEVICE_REMOVAL) {
-                pipeline().fireExceptionCaught(new IOException("the RDMA device of " + local + " was removed"));
-                close(voidPromise());
+                logger.warn("{}: the RDMA device of {} was removed; listening again once it is back",
+                        RdmaServerSocketChannel.this, local);
+                listenAgainLater();
             }
         }
 

@@ -21,6 +21,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ConnectionPendingException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
@@ -48,12 +49,15 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
 import org.nettyrdma.channel.rdma.internal.CmEventDispatcher;
 import org.nettyrdma.channel.rdma.internal.CmEventListener;
+import org.nettyrdma.channel.rdma.internal.CompletionQueue;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaIoHandle;
 import org.nettyrdma.channel.rdma.internal.RdmaLoop;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
+import org.nettyrdma.channel.rdma.internal.RejectReason;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
 
 /**
@@ -86,6 +90,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private ChannelPromise connectPromise;
     private Future<?> connectTimeoutFuture;
     private Future<?> keepAliveFuture;
+    /** For an accepted channel: closes it if the peer's HELLO does not come in time. */
+    private Future<?> helloTimeoutFuture;
+    /** For an accepted channel refused before its loop adopted it: what the peer is told. */
+    private int rejectReason = RejectReason.SERVER_ERROR;
     /** What a connect waits for now, for the message of a connect timeout. */
     private String connectStage = "nothing";
     private SocketAddress requestedRemoteAddress;
@@ -108,6 +116,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private boolean peerClosed;
     /** The peer disconnected (DISCONNECTED, or this side's requests were flushed). */
     private boolean disconnected;
+    /** The connection's device is going away: close at once, without telling the peer. */
+    private boolean deviceRemoved;
     private Runnable teardown;
     /** What {@link #metrics()} reports once the connection is gone. */
     private RdmaChannelMetrics metricsAtClose = RdmaChannelMetrics.NONE;
@@ -291,6 +301,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     protected void doRegister(ChannelPromise promise) {
         ((IoEventLoop) eventLoop()).register((RdmaUnsafe) unsafe()).addListener(f -> {
             if (!f.isSuccess()) {
+                if (f.cause() instanceof RejectedExecutionException) {
+                    rejectReason = RejectReason.SHUTTING_DOWN;
+                }
                 promise.setFailure(f.cause());
                 return;
             }
@@ -344,19 +357,44 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             connectPromise = null;
         }
         cancelConnectTimeout();
+        cancelHelloTimeout();
         stopKeepAlive();
-        if (connection != null && connection.isReady() && !peerClosed) {
+        if (connection != null && connection.isReady() && !peerClosed && !deviceRemoved) {
             // Tell the peer in band, after the data already posted, then give the last sends time to
             // complete before disconnecting, as a TCP close lets the kernel deliver what was written.
             connection.sendControl(RdmaProtocol.TYPE_CLOSE);
         }
-        if (connection != null && connection.hasOutstandingSends() && loop != null) {
+        if (connection != null && connection.hasOutstandingSends() && loop != null && !deviceRemoved) {
             teardown = this::teardown;
-            loop.addLingering(teardown);
+            loop.addLingering(connection.device(), teardown);
             eventLoop().schedule(this::teardown, LINGER_MILLIS, TimeUnit.MILLISECONDS);
         } else {
             teardown();
         }
+    }
+
+    /**
+     * Fails the channel because its device is going away: at once, without a {@code CLOSE} to the
+     * peer or a wait for the last sends, since the kernel waits for this process to let go of
+     * everything on the device before the removal completes.
+     */
+    void deviceRemoved(RdmaDevice device) {
+        if (!open) {
+            return;
+        }
+        deviceRemoved = true;
+        IOException cause = new IOException("the RDMA device " + (device != null ? device + " " : "") + "was removed");
+        if (connectPromise != null) {
+            ((RdmaUnsafe) unsafe()).failConnect(cause);
+        } else {
+            ((RdmaUnsafe) unsafe()).connectionFailed(cause);
+        }
+    }
+
+    /** Returns the device of the channel's connection, or {@code null} before it has one. */
+    RdmaDevice device() {
+        RdmaConnection current = connection;
+        return current != null ? current.device() : null;
     }
 
     /** Disconnects and frees everything native; runs once. */
@@ -376,12 +414,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 cm.destroyId(id);
             } else {
                 // An accepted id never adopted by a loop: refuse the peer, then free it.
-                try {
-                    RdmaNative.reject(id, 0, 0);
-                } catch (IOException e) {
-                    logger.debug("rejecting a connect request failed", e);
-                }
-                DisniNative.dispatcher()._destroyCmId(id);
+                CmEventDispatcher.rejectAndDestroy(id, rejectReason);
             }
             id = 0;
         }
@@ -485,6 +518,13 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         }
     }
 
+    private void cancelHelloTimeout() {
+        if (helloTimeoutFuture != null) {
+            helloTimeoutFuture.cancel(false);
+            helloTimeoutFuture = null;
+        }
+    }
+
     private void cancelConnectTimeout() {
         if (connectTimeoutFuture != null) {
             connectTimeoutFuture.cancel(false);
@@ -507,6 +547,13 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         @Override
         public void registered() {
             // The registration object arrives through doRegister's future.
+        }
+
+        @Override
+        public void deviceRemoved(RdmaDevice device) {
+            if (device() == device) {
+                RdmaSocketChannel.this.deviceRemoved(device);
+            }
         }
 
         @Override
@@ -588,8 +635,32 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 RdmaNative.accept(id, RdmaProtocol.RNR_RETRY_COUNT, 0, 0);
                 local = readAddress(true);
                 remote = readAddress(false);
+                int timeout = config.getHelloTimeoutMillis();
+                helloTimeoutFuture = eventLoop().schedule(() -> helloTimedOut(timeout), timeout,
+                        TimeUnit.MILLISECONDS);
             } catch (Throwable t) {
-                logger.warn("accepting a connection failed", t);
+                int reason;
+                if (t instanceof RegisteredMemoryBudget.LimitReachedException) {
+                    reason = RejectReason.REGISTERED_MEMORY_LIMIT;
+                    logger.warn("refusing a connection: {}", t.getMessage());
+                } else {
+                    reason = RejectReason.SERVER_ERROR;
+                    logger.warn("accepting a connection failed", t);
+                }
+                // Told why, the client's connect fails at once with the reason.
+                CmEventDispatcher.reject(id, reason);
+                close(voidPromise());
+            }
+        }
+
+        /**
+         * Closes an accepted connection whose peer did not say {@code HELLO} in time: a peer that
+         * connects and never speaks holds a queue pair and registered memory until then.
+         */
+        private void helloTimedOut(int timeout) {
+            helloTimeoutFuture = null;
+            if (open && !active) {
+                logger.debug("{}: no HELLO from the peer within {} ms, closing", RdmaSocketChannel.this, timeout);
                 close(voidPromise());
             }
         }
@@ -599,9 +670,14 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             if (context <= 0) {
                 throw new IOException("the rdma_cm_id has no RDMA device");
             }
-            RdmaDevice device = RdmaDevice.of(context);
-            connection = new RdmaConnection(this, eventLoop(), loop.completionQueue(device), id, config,
-                    acceptedFrom != null);
+            InetSocketAddress source = readAddress(true);
+            if (source == null) {
+                throw new IOException("the rdma_cm_id has no source address");
+            }
+            RdmaDevice device = RdmaDevice.of(context, source.getAddress());
+            CompletionQueue cq = loop.reserveCompletionQueue(device,
+                    RdmaConnection.completionQueueEntries(config, device));
+            connection = new RdmaConnection(this, eventLoop(), cq, id, config, acceptedFrom != null);
         }
 
         private InetSocketAddress readAddress(boolean source) {
@@ -664,7 +740,12 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                         }
                         break;
                     case CmEvent.DEVICE_REMOVAL:
-                        connectionFailed(new IOException("the RDMA device was removed"));
+                        RdmaDevice removed = device();
+                        deviceRemoved(removed);
+                        if (removed != null) {
+                            // Every loop lets go of the device, so that the kernel can complete the removal.
+                            removed.remove();
+                        }
                         break;
                     default:
                         break;
@@ -681,7 +762,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         private String describe(CmEvent event) {
             switch (event.type()) {
                 case CmEvent.REJECTED:
-                    return "connection refused (RDMA CM REJECTED, reason " + event.status()
+                    String reason = RejectReason.describe(event.rejectReason());
+                    return reason != null ? "connection refused (RDMA CM REJECTED): " + reason
+                            : "connection refused (RDMA CM REJECTED, reason " + event.status()
                             + "): no RDMA listener at that port";
                 case CmEvent.ADDR_ERROR:
                     return "no RDMA device reaches that address (RDMA CM ADDR_ERROR, status " + event.status() + ')';
@@ -693,7 +776,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             }
         }
 
-        private void failConnect(Throwable cause) {
+        void failConnect(Throwable cause) {
             ChannelPromise promise = connectPromise;
             connectPromise = null;
             cancelConnectTimeout();
@@ -705,6 +788,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
         @Override
         public void connectionReady() {
+            cancelHelloTimeout();
             boolean wasActive = isActive();
             active = true;
             local = readAddress(true);
@@ -757,6 +841,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 return;
             }
             pipeline().fireExceptionCaught(cause);
+            failUndelivered(cause);
             close(voidPromise());
         }
 
@@ -816,7 +901,27 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
             }
             if (!config.isAllowHalfClosure() || disconnected) {
+                if (disconnected || peerClosed) {
+                    failUndelivered(new IOException((disconnected ? "connection reset: the peer disconnected"
+                            : "the peer closed the connection") + " before these bytes were delivered: " + remote));
+                }
                 close(voidPromise());
+            }
+        }
+
+        /**
+         * Fails the flushed writes with {@code cause}, which says why they will never arrive, rather
+         * than with the bare {@code ClosedChannelException} the close that follows gives them. Only
+         * those flushed now: a promise's listener or a writability handler may write and flush more
+         * meanwhile, and the close fails those.
+         */
+        private void failUndelivered(Throwable cause) {
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (in == null) {
+                return;
+            }
+            for (int flushed = in.size(); flushed > 0 && in.current() != null; flushed--) {
+                in.remove(cause);
             }
         }
 

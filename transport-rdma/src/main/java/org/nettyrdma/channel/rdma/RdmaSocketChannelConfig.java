@@ -76,6 +76,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     private volatile int sendQueueDepth = 128;
     private volatile int maxInlineData = 128;
     private volatile int keepAliveIdleMillis = 60_000;
+    private volatile int helloTimeoutMillis = 10_000;
     private volatile boolean allowHalfClosure;
     private volatile boolean keepAlive;
     private volatile int trafficClass;
@@ -96,7 +97,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         return getOptions(super.getOptions(), SO_RCVBUF, SO_SNDBUF, TCP_NODELAY, SO_KEEPALIVE, SO_REUSEADDR,
                 SO_LINGER, IP_TOS, ALLOW_HALF_CLOSURE, RdmaChannelOption.RECEIVE_SLOTS,
                 RdmaChannelOption.SLOT_SIZE, RdmaChannelOption.SEND_QUEUE_DEPTH, RdmaChannelOption.MAX_INLINE_DATA,
-                RdmaChannelOption.KEEPALIVE_IDLE_MILLIS);
+                RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, RdmaChannelOption.HELLO_TIMEOUT_MILLIS);
     }
 
     @SuppressWarnings("unchecked")
@@ -141,6 +142,9 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         if (option == RdmaChannelOption.KEEPALIVE_IDLE_MILLIS) {
             return (T) Integer.valueOf(getKeepAliveIdleMillis());
         }
+        if (option == RdmaChannelOption.HELLO_TIMEOUT_MILLIS) {
+            return (T) Integer.valueOf(getHelloTimeoutMillis());
+        }
         return super.getOption(option);
     }
 
@@ -173,6 +177,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
             setMaxInlineData((Integer) value);
         } else if (option == RdmaChannelOption.KEEPALIVE_IDLE_MILLIS) {
             setKeepAliveIdleMillis((Integer) value);
+        } else if (option == RdmaChannelOption.HELLO_TIMEOUT_MILLIS) {
+            setHelloTimeoutMillis((Integer) value);
         } else {
             return super.setOption(option, value);
         }
@@ -238,6 +244,20 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      */
     public RdmaSocketChannelConfig setKeepAliveIdleMillis(int keepAliveIdleMillis) {
         this.keepAliveIdleMillis = checkInRange(keepAliveIdleMillis, 1, Integer.MAX_VALUE, "keepAliveIdleMillis");
+        return this;
+    }
+
+    /** Returns how long an accepted connection waits for the peer's {@code HELLO}. */
+    public int getHelloTimeoutMillis() {
+        return helloTimeoutMillis;
+    }
+
+    /**
+     * Sets how long an accepted connection waits for the peer's {@code HELLO} before it is closed
+     * ({@link RdmaChannelOption#HELLO_TIMEOUT_MILLIS}); read when the connection is accepted.
+     */
+    public RdmaSocketChannelConfig setHelloTimeoutMillis(int helloTimeoutMillis) {
+        this.helloTimeoutMillis = checkInRange(helloTimeoutMillis, 1, Integer.MAX_VALUE, "helloTimeoutMillis");
         return this;
     }
 

@@ -80,6 +80,16 @@ public final class CmEvent {
         return record.getLong(RdmaNative.CM_EVENT_LISTEN_ID_OFFSET);
     }
 
+    /**
+     * Returns the reason a netty-rdma server gave in the private data of a {@link #REJECTED}
+     * ({@link RejectReason}), or 0 if it gave none.
+     */
+    public int rejectReason() {
+        int length = Math.min(record.getInt(RdmaNative.CM_EVENT_PRIVATE_DATA_LENGTH_OFFSET),
+                RdmaNative.CM_EVENT_PRIVATE_DATA_MAX);
+        return RejectReason.decode(record, RdmaNative.CM_EVENT_PRIVATE_DATA_OFFSET, length);
+    }
+
     /** Returns the name of an event type. */
     public static String name(int type) {
         return type >= 0 && type < NAMES.length ? NAMES[type] : "UNKNOWN(" + type + ')';

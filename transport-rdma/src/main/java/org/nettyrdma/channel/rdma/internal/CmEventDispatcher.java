@@ -100,6 +100,30 @@ public final class CmEventDispatcher implements EpollIoHandle {
         }
     }
 
+    /**
+     * Refuses the connect request of {@code id} with {@code reason} ({@link RejectReason}; 0 for none,
+     * as a port without a listener refuses) and frees the id; the id must have no queue pair.
+     */
+    public static void rejectAndDestroy(long id, int reason) {
+        reject(id, reason);
+        int result = DisniNative.dispatcher()._destroyCmId(id);
+        if (result != 0) {
+            logger.debug("rdma_destroy_id returned {}", result);
+        }
+    }
+
+    /** Refuses the connect request of {@code id} with {@code reason}, as {@link #rejectAndDestroy} does, keeping the id. */
+    public static void reject(long id, int reason) {
+        ByteBuffer privateData = ByteBuffer.allocateDirect(RejectReason.SIZE);
+        RejectReason.encode(privateData, reason);
+        try {
+            RdmaNative.reject(id, reason != 0 ? MemoryUtils.getAddress(privateData) : 0,
+                    reason != 0 ? RejectReason.SIZE : 0);
+        } catch (IOException e) {
+            logger.debug("rejecting a connect request failed", e);
+        }
+    }
+
     /** Returns the number of ids with a listener on this channel. */
     public int size() {
         return listeners.size();
@@ -135,12 +159,7 @@ public final class CmEventDispatcher implements EpollIoHandle {
                 listener.onCmEvent(event);
             } else if (type == CmEvent.CONNECT_REQUEST) {
                 // The listener is gone; the child id is ours to refuse and free.
-                try {
-                    RdmaNative.reject(event.id(), 0, 0);
-                } catch (IOException e) {
-                    logger.debug("rejecting a connect request for a closed listener failed", e);
-                }
-                verbs._destroyCmId(event.id());
+                rejectAndDestroy(event.id(), 0);
             } else {
                 logger.debug("{} for an id without a channel", event);
             }

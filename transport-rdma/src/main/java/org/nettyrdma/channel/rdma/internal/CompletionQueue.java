@@ -114,6 +114,11 @@ public final class CompletionQueue implements EpollIoHandle {
         return cq;
     }
 
+    /** Returns the number of entries. */
+    public int capacity() {
+        return capacity;
+    }
+
     /** Returns the device. */
     public RdmaDevice device() {
         return device;

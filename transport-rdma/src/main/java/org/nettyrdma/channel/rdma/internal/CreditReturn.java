@@ -15,6 +15,8 @@
  */
 package org.nettyrdma.channel.rdma.internal;
 
+import org.nettyrdma.channel.rdma.RdmaProtocolException;
+
 /**
  * What this side owes the peer: receive slots reposted and ring bytes freed since it last told the
  * peer, and when a {@code CREDIT} message of their own is worth sending (docs/protocol.md).
@@ -52,8 +54,17 @@ public final class CreditReturn {
         return grantedSlots;
     }
 
-    /** Accounts for a message or Write of the peer that used one of its slots. */
-    public void onPeerUsedSlot() {
+    /**
+     * Accounts for a message or Write of the peer that used one of its slots.
+     *
+     * @throws RdmaProtocolException if the peer had no slot left: it used a receive this side had
+     *         posted again but not yet credited to it
+     */
+    public void onPeerUsedSlot() throws RdmaProtocolException {
+        if (peerSlots == 0) {
+            throw new RdmaProtocolException("peer sent more messages than the " + grantedSlots
+                    + " receive slots it was granted");
+        }
         peerSlots--;
     }
 

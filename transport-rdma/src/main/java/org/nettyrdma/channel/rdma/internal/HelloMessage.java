@@ -83,7 +83,10 @@ public final class HelloMessage {
         return ringAddress;
     }
 
-    /** The rkey that grants remote write access to the ring, and to nothing else. */
+    /**
+     * The rkey of the memory window over the ring: it grants write access to the ring only, only to
+     * the peer of the connection's queue pair, and only until the connection closes (docs/security.md).
+     */
     public int ringKey() {
         return ringKey;
     }

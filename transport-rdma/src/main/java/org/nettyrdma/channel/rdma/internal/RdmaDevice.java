@@ -16,25 +16,51 @@
 package org.nettyrdma.channel.rdma.internal;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 import com.ibm.disni.util.MemoryUtils;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 
 /**
  * One RDMA device as the process sees it: librdmacm's {@code ibv_context}, the protection domain all
  * of this transport's memory and queue pairs on the device share, and the limits the transport sizes
- * itself by.
+ * itself by; and what happens when the device goes away.
  *
  * <p>librdmacm opens each device once per process, so the context is the key. The protection domain
- * lives as long as the process, as DiSNI's does: memory registered by one connection's allocator may
- * be sent on any other connection on the same device. Thread-safe.
+ * lives as long as the device: memory registered by one connection's allocator may be sent on any
+ * other connection on the same device.
+ *
+ * <p><b>Removal.</b> The kernel removes a device ({@code rdma link delete}, a driver unloaded) only
+ * once every process let go of everything it holds on it. The first {@code DEVICE_REMOVAL} event of
+ * any id on the device, or of the device's sentinel id ({@link DeviceWatcher}), calls {@link #remove()}:
+ * the device leaves the table, so new connections find the device that may come back, and each event
+ * loop that uses it ({@link #addUser}) is told, closes its channels and completion queues on it and
+ * calls {@link #release}. When the last one has, the allocator's registrations and the protection
+ * domain are freed and the context is given up (docs/architecture.md, "When a device goes away").
+ * Thread-safe.
  */
 public final class RdmaDevice {
 
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaDevice.class);
     private static final ConcurrentMap<Long, RdmaDevice> DEVICES = new ConcurrentHashMap<>();
+
+    /** What uses a device and must let go of it when it is removed: an event loop. */
+    public interface User {
+        /**
+         * The device is being removed: close everything on it and then call {@link #release}. Called on
+         * any thread, at most once per registration.
+         */
+        void deviceRemoved(RdmaDevice device);
+    }
 
     private final long context;
     private final long pd;
@@ -42,8 +68,13 @@ public final class RdmaDevice {
     private final int maxQpWr;
     private final int maxCqe;
     private final int maxSge;
+    /** The id that hears of the device's removal even when no connection uses it; 0 if none. */
+    private final long sentinel;
+    private final Set<User> users = new LinkedHashSet<>();
+    private boolean removed;
+    private boolean finished;
 
-    private RdmaDevice(long context) throws IOException {
+    private RdmaDevice(long context, InetAddress address) throws IOException {
         this.context = context;
         this.name = RdmaNative.deviceName(context);
         ByteBuffer attr = ByteBuffer.allocateDirect(RdmaNative.DEVICE_ATTR_SIZE).order(ByteOrder.nativeOrder());
@@ -52,10 +83,14 @@ public final class RdmaDevice {
         this.maxCqe = attr.getInt(RdmaNative.DEVICE_MAX_CQE_OFFSET);
         this.maxSge = attr.getInt(RdmaNative.DEVICE_MAX_SGE_OFFSET);
         this.pd = DisniNative.dispatcher()._allocPd(context);
+        this.sentinel = DeviceWatcher.watch(this, address);
     }
 
-    /** Returns the device of an {@code ibv_context*}, opening its protection domain on first use. */
-    public static RdmaDevice of(long context) throws IOException {
+    /**
+     * Returns the device of an {@code ibv_context*}, opening its protection domain on first use;
+     * {@code address} is one of its IP addresses, for the sentinel that hears of its removal.
+     */
+    public static RdmaDevice of(long context, InetAddress address) throws IOException {
         RdmaDevice device = DEVICES.get(context);
         if (device != null) {
             return device;
@@ -63,11 +98,94 @@ public final class RdmaDevice {
         synchronized (DEVICES) {
             device = DEVICES.get(context);
             if (device == null) {
-                device = new RdmaDevice(context);
+                device = new RdmaDevice(context, address);
                 DEVICES.put(context, device);
             }
             return device;
         }
+    }
+
+    /**
+     * Adds a user that is told when the device is removed.
+     *
+     * @throws IOException if the device is being removed already
+     */
+    public synchronized void addUser(User user) throws IOException {
+        if (removed) {
+            throw new IOException("the RDMA device " + name + " was removed");
+        }
+        users.add(user);
+    }
+
+    /** Takes back {@link #addUser}: the user holds nothing on the device any more. */
+    public void release(User user) {
+        boolean finish;
+        synchronized (this) {
+            finish = users.remove(user) && removed && users.isEmpty() && !finished;
+            finished |= finish;
+        }
+        if (finish) {
+            finish();
+        }
+    }
+
+    /** Returns {@code true} once the device is being removed. */
+    public synchronized boolean isRemoved() {
+        return removed;
+    }
+
+    /** Starts the device's removal, once; from any thread. */
+    public void remove() {
+        List<User> toTell;
+        boolean finish;
+        synchronized (this) {
+            if (removed) {
+                return;
+            }
+            removed = true;
+            toTell = new ArrayList<>(users);
+            finish = users.isEmpty() && !finished;
+            finished |= finish;
+        }
+        DEVICES.remove(context, this);
+        logger.warn("the RDMA device {} is being removed: closing every channel on it", name);
+        for (User user : toTell) {
+            user.deviceRemoved(this);
+        }
+        if (finish) {
+            finish();
+        }
+    }
+
+    /** Frees what the process holds on the device beyond its loops, and gives the context up. */
+    private void finish() {
+        RegisteredSlab.deregisterAll(this);
+        int result = DisniNative.dispatcher()._deallocPd(pd);
+        if (result != 0) {
+            logger.warn("freeing the protection domain of the removed device {} returned {}", name, result);
+        }
+        if (sentinel != 0) {
+            try {
+                // The sentinel still holds the context in librdmacm, so it is not freed under this call.
+                RdmaNative.abandonContext(context);
+            } catch (IOException e) {
+                logger.warn("giving up the context of the removed device {} failed: its removal waits for "
+                        + "this process to end", name, e);
+            }
+        } else {
+            logger.warn("the removed device {} had no sentinel id: its removal may wait for this process to end",
+                    name);
+        }
+        DeviceWatcher.unwatch(sentinel);
+        logger.info("released everything on the removed RDMA device {}", name);
+    }
+
+    /**
+     * Returns the number of sentinel ids the process holds, one per open device: CM ids the kernel
+     * counts that no connection owns.
+     */
+    public static int sentinelIds() {
+        return DeviceWatcher.sentinels();
     }
 
     /** Returns the {@code ibv_context*}. */

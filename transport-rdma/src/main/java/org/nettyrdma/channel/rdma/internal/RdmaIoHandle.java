@@ -23,4 +23,11 @@ import io.netty.channel.IoHandle;
  * channel ({@link RdmaLoop}), which its registration's attachment gives access to.
  */
 public interface RdmaIoHandle extends IoHandle {
+
+    /**
+     * {@code device} is being removed: a channel with anything on it fails and frees it now, without
+     * waiting for its peer. Called on the channel's event loop.
+     */
+    default void deviceRemoved(RdmaDevice device) {
+    }
 }

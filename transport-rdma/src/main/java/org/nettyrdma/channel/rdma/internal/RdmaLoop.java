@@ -17,9 +17,14 @@ package org.nettyrdma.channel.rdma.internal;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 
 import io.netty.channel.IoEvent;
 import io.netty.channel.IoHandler;
@@ -37,11 +42,14 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  *
  * <p>Used on its event loop only.
  */
-public final class RdmaLoop {
+public final class RdmaLoop implements RdmaDevice.User {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaLoop.class);
 
-    /** Completion queue entries per loop and device; each connection reserves what it can have in flight. */
+    /**
+     * Entries of each completion queue a loop opens on a device (as far as the device allows); each
+     * connection reserves what it can have in flight, and a loop opens another queue when none has room.
+     */
     private static final int CQ_ENTRIES = 16384;
 
     /** What {@link #eachCompletionQueue(int)} does to each queue. */
@@ -51,20 +59,31 @@ public final class RdmaLoop {
     private static final int DRAIN = 3;
 
     private final IoHandler epoll;
+    private final Executor executor;
+    /** Closes the loop's channels on a device that is being removed. */
+    private final Consumer<RdmaDevice> closeChannelsOn;
     /**
-     * One per device the loop's channels use (a handful at most): a list, searched by device and
-     * polled by index before every disconnect, so neither allocates an iterator.
+     * The loop's completion queues, one or a few per device its channels use: a list, searched by
+     * device and polled by index before every disconnect, so neither allocates an iterator.
      */
     private final List<CompletionQueue> completionQueueList = new ArrayList<>();
     private final List<IoRegistration> registrations = new ArrayList<>();
     private final List<AutoCloseable> resources = new ArrayList<>();
-    private final Set<Runnable> lingering = new LinkedHashSet<>();
+    /** Teardowns of closed connections waiting for their last sends, with the device they are on. */
+    private final Map<Runnable, RdmaDevice> lingering = new LinkedHashMap<>();
+    /** The devices this loop has completion queues on: it told each it uses it. */
+    private final Set<RdmaDevice> devices = new LinkedHashSet<>();
     private final LoopCounters counters = new LoopCounters();
     private CmEventDispatcher cm;
 
-    /** Creates the state of a loop whose fds are watched by {@code epoll}. */
-    public RdmaLoop(IoHandler epoll) {
+    /**
+     * Creates the state of a loop whose fds are watched by {@code epoll}, whose tasks run on
+     * {@code executor}, and whose channels on a removed device {@code closeChannelsOn} closes.
+     */
+    public RdmaLoop(IoHandler epoll, Executor executor, Consumer<RdmaDevice> closeChannelsOn) {
         this.epoll = epoll;
+        this.executor = executor;
+        this.closeChannelsOn = closeChannelsOn;
     }
 
     /** Returns the loop's CM event channel, creating and registering it on first use. */
@@ -77,18 +96,40 @@ public final class RdmaLoop {
         return cm;
     }
 
-    /** Returns the loop's completion queue on {@code device}, creating and registering it on first use. */
-    public CompletionQueue completionQueue(RdmaDevice device) throws IOException {
-        CompletionQueue cq = null;
-        for (int i = 0; i < completionQueueList.size() && cq == null; i++) {
-            if (completionQueueList.get(i).device() == device) {
-                cq = completionQueueList.get(i);
+    /**
+     * Returns a completion queue of the loop on {@code device} with room for {@code entries} more
+     * completions, reserved: one the loop has, or a new one registered with its epoll. A loop grows
+     * its queues as connections come, instead of refusing a connection when one queue is full, and
+     * keeps them until it shuts down.
+     *
+     * @throws IOException if the device cannot hold a queue of {@code entries}, or refuses a new one
+     */
+    public CompletionQueue reserveCompletionQueue(RdmaDevice device, int entries) throws IOException {
+        for (int i = 0; i < completionQueueList.size(); i++) {
+            CompletionQueue cq = completionQueueList.get(i);
+            if (cq.device() == device && cq.reserve(entries)) {
+                return cq;
             }
         }
-        if (cq == null) {
-            cq = new CompletionQueue(device, CQ_ENTRIES, counters);
-            register(new Watched(cq), cq);
-            completionQueueList.add(cq);
+        if (entries > device.maxCqe()) {
+            throw new IOException("a connection needs " + entries + " completion queue entries, but " + device
+                    + " allows at most " + device.maxCqe() + " per queue: use fewer receive slots or a shallower"
+                    + " send queue");
+        }
+        if (devices.add(device)) {
+            try {
+                device.addUser(this);
+            } catch (IOException e) {
+                devices.remove(device);
+                throw e;
+            }
+        }
+        CompletionQueue cq = new CompletionQueue(device, Math.max(CQ_ENTRIES, entries), counters);
+        register(new Watched(cq), cq);
+        completionQueueList.add(cq);
+        if (!cq.reserve(entries)) {
+            throw new IllegalStateException("a new completion queue of " + cq.capacity() + " entries refused "
+                    + entries);
         }
         return cq;
     }
@@ -201,11 +242,11 @@ public final class RdmaLoop {
     }
 
     /**
-     * Remembers the teardown of a connection that closed but still waits for its last sends to
-     * complete; if the loop shuts down first, {@link #close()} runs it.
+     * Remembers the teardown of a connection on {@code device} that closed but still waits for its
+     * last sends to complete; if the loop shuts down or the device goes first, it runs then.
      */
-    public void addLingering(Runnable teardown) {
-        lingering.add(teardown);
+    public void addLingering(RdmaDevice device, Runnable teardown) {
+        lingering.put(teardown, device);
     }
 
     /** Forgets a teardown added with {@link #addLingering(Runnable)}, once it ran. */
@@ -213,9 +254,43 @@ public final class RdmaLoop {
         lingering.remove(teardown);
     }
 
+    @Override
+    public void deviceRemoved(RdmaDevice device) {
+        try {
+            executor.execute(() -> dropDevice(device));
+        } catch (RejectedExecutionException e) {
+            // The loop is stopping: close() lets go of the device.
+        }
+    }
+
+    /**
+     * Lets go of everything the loop holds on a device that is being removed: its channels there
+     * fail, connections that closed but linger are torn down, its completion queues there are freed.
+     */
+    private void dropDevice(RdmaDevice device) {
+        closeChannelsOn.accept(device);
+        for (Map.Entry<Runnable, RdmaDevice> entry : new ArrayList<>(lingering.entrySet())) {
+            if (entry.getValue() == device) {
+                entry.getKey().run();
+            }
+        }
+        for (int i = completionQueueList.size() - 1; i >= 0; i--) {
+            CompletionQueue cq = completionQueueList.get(i);
+            if (cq.device() == device) {
+                completionQueueList.remove(i);
+                int index = resources.indexOf(cq);
+                registrations.remove(index).cancel();
+                resources.remove(index);
+                cq.close();
+            }
+        }
+        devices.remove(device);
+        device.release(this);
+    }
+
     /** Frees the loop's CQs and event channel; the channels on the loop are closed already. */
     public void close() {
-        for (Runnable teardown : new ArrayList<>(lingering)) {
+        for (Runnable teardown : new ArrayList<>(lingering.keySet())) {
             teardown.run();
         }
         lingering.clear();
@@ -233,6 +308,10 @@ public final class RdmaLoop {
         resources.clear();
         completionQueueList.clear();
         cm = null;
+        for (RdmaDevice device : devices) {
+            device.release(this);
+        }
+        devices.clear();
     }
 
     /**

@@ -36,7 +36,7 @@ import java.nio.ByteBuffer;
 public final class RdmaNative {
 
     /** Version of the contract between this class and the C code; the C side returns the same. */
-    public static final int ABI_VERSION = 2;
+    public static final int ABI_VERSION = 3;
 
     // ---- CM event record written by pollCmEvent -----------------------------------------------
     /** {@code rdma_cm_id*} the event is about (for a connect request: the new child id). */
@@ -210,4 +210,14 @@ public final class RdmaNative {
 
     /** Frees memory from {@link #allocateMemory(int)}, by its address; 0 is ignored. */
     public static native void freeMemory(long address);
+
+    /**
+     * Lets the kernel finish removing the device of {@code context}: the context's command and
+     * async fds are replaced with {@code /dev/null}. librdmacm keeps a removed device's context open
+     * while no other RDMA device exists, and rxe cannot detach a process from a device, so the
+     * removal would otherwise wait for the process to end. Call it once this process freed every
+     * object on the device, while an {@code rdma_cm_id} still holds the context; the context must not
+     * be used by any verbs call afterwards.
+     */
+    public static native void abandonContext(long context) throws IOException;
 }

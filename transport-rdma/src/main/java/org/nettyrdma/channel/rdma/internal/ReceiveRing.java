@@ -75,7 +75,7 @@ public final class ReceiveRing {
      */
     public long accept(int offset, int length) throws RdmaProtocolException {
         if (length <= 0 || length > size) {
-            throw new RdmaProtocolException("ring write of " + length + " bytes (expected: 1.." + size + ')');
+            throw new RdmaProtocolException("RDMA Write of " + length + " ring bytes (expected: 1.." + size + ')');
         }
         int skip;
         if (offset == position && position + length <= size) {
@@ -83,12 +83,12 @@ public final class ReceiveRing {
         } else if (offset == 0 && position + length > size) {
             skip = size - position;
         } else {
-            throw new RdmaProtocolException("ring write of " + length + " bytes at offset " + offset
-                    + " (expected: at " + position + ", or at 0 if it does not fit before " + size + ')');
+            throw new RdmaProtocolException("RDMA Write at ring offset " + offset + " of " + length
+                    + " bytes (expected: at " + position + ", or at 0 if it does not fit before " + size + ')');
         }
         if ((long) used + skip + length > size) {
-            throw new RdmaProtocolException("ring write of " + length + " bytes at offset " + offset
-                    + " overruns the " + (size - used) + " bytes the peer was granted");
+            throw new RdmaProtocolException("RDMA Write at ring offset " + offset + " of " + length
+                    + " bytes overruns the " + (size - used) + " ring bytes the peer was granted");
         }
         if (skip > 0) {
             append(skip, 0);

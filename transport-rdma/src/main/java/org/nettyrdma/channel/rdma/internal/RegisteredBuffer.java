@@ -24,47 +24,96 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.ibm.disni.util.MemoryUtils;
 
 /**
- * A direct buffer registered with a device: the only memory the device may touch, and, with remote
- * access, the only memory a peer may write. {@link #close()} deregisters it; the Java buffer stays
- * valid for as long as something refers to it, so bytes already handed up the pipeline remain
- * readable after the connection closed, while the peer has lost all access.
+ * Native memory registered with a device: the only memory the device may touch, and, through a
+ * memory window bound over it, the only memory a peer may write. {@link #close()} deregisters it and
+ * drops the owner's hold on the memory; the memory itself is freed when the last hold is dropped, so
+ * bytes already handed up the pipeline ({@link #retainMemory()}) remain readable after the
+ * connection closed, while neither the device nor the peer can reach them any more.
  *
- * <p>Counts every live registration process-wide ({@link #liveRegistrations()},
- * {@link #liveBytes()}), so tests can check that no memory region outlives its channel.
- * Not thread-safe except for the counters.
+ * <p>The memory comes from the native library, not from {@code ByteBuffer.allocateDirect}: it is
+ * freed at close instead of whenever the collector finds the buffer, and it is page-aligned, as
+ * registration pins whole pages. Every registration reserves its bytes in the
+ * {@link RegisteredMemoryBudget} first. Counts every live registration process-wide
+ * ({@link #liveRegistrations()}, {@link #liveBytes()}), so tests can check that no memory region
+ * outlives its channel. {@link #close()} is for the owner's thread; the memory holds are thread-safe.
  */
 public final class RegisteredBuffer implements AutoCloseable {
 
     /** {@code IBV_ACCESS_LOCAL_WRITE}: the device may write into it (receives, RDMA Read targets). */
     public static final int LOCAL_WRITE = 1;
-    /** {@code IBV_ACCESS_REMOTE_WRITE}: a peer holding the rkey may RDMA Write into it. */
-    public static final int REMOTE_WRITE = 2;
+    /**
+     * {@code IBV_ACCESS_MW_BIND}: memory windows may be bound over it. The buffer's own rkey then
+     * grants nothing; only a window's does, and only to the peer of the queue pair it is bound to.
+     */
+    public static final int MW_BIND = RdmaNative.ACCESS_MW_BIND;
 
     private static final AtomicInteger LIVE_REGISTRATIONS = new AtomicInteger();
     private static final AtomicLong LIVE_BYTES = new AtomicLong();
+    private static final AtomicLong ALLOCATED_BYTES = new AtomicLong();
 
     private final ByteBuffer buffer;
     private final long address;
     private final long mr;
     private final int lkey;
-    private final int rkey;
+    /** The owner's hold and one per buffer handed up over the memory; freed at 0. */
+    private final AtomicInteger memoryHolds = new AtomicInteger(1);
     private boolean closed;
 
-    /** Allocates {@code size} bytes of direct memory and registers them with {@code access}. */
+    /**
+     * Allocates {@code size} bytes of native memory and registers them with {@code access}.
+     *
+     * @param what what the memory is for, for the message when the budget refuses it
+     * @throws IOException if the {@link RegisteredMemoryBudget} or the device refuses it
+     */
+    public RegisteredBuffer(RdmaDevice device, int size, int access, String what) throws IOException {
+        this(device, size, access, reserve(size, what));
+    }
+
+    /**
+     * Allocates and registers {@code size} bytes that the caller already reserved in the
+     * {@link RegisteredMemoryBudget}; the reservation is the buffer's from now on, or returned if
+     * this fails.
+     */
     public RegisteredBuffer(RdmaDevice device, int size, int access) throws IOException {
-        buffer = ByteBuffer.allocateDirect(size);
-        address = MemoryUtils.getAddress(buffer);
-        ByteBuffer keys = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
-        long keysAddress = MemoryUtils.getAddress(keys);
-        mr = DisniNative.dispatcher()._regMr(device.pd(), address, size, access, keysAddress, keysAddress + 4,
-                keysAddress + 8);
-        lkey = keys.getInt(0);
-        rkey = keys.getInt(4);
+        this(device, size, access, true);
+    }
+
+    private static boolean reserve(int size, String what) throws IOException {
+        if (!RegisteredMemoryBudget.tryReserve(size)) {
+            throw RegisteredMemoryBudget.refusal(what, size);
+        }
+        return true;
+    }
+
+    private RegisteredBuffer(RdmaDevice device, int size, int access, boolean reserved) throws IOException {
+        ByteBuffer memory = null;
+        try {
+            memory = RdmaNative.allocateMemory(size).order(ByteOrder.BIG_ENDIAN);
+            ALLOCATED_BYTES.addAndGet(size);
+            long memoryAddress = MemoryUtils.getAddress(memory);
+            ByteBuffer keys = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
+            long keysAddress = MemoryUtils.getAddress(keys);
+            mr = DisniNative.dispatcher()._regMr(device.pd(), memoryAddress, size, access, keysAddress,
+                    keysAddress + 4, keysAddress + 8);
+            lkey = keys.getInt(0);
+            buffer = memory;
+            address = memoryAddress;
+        } catch (IOException | RuntimeException e) {
+            if (memory != null) {
+                RdmaNative.freeMemory(MemoryUtils.getAddress(memory));
+                ALLOCATED_BYTES.addAndGet(-size);
+            }
+            RegisteredMemoryBudget.release(size);
+            throw e;
+        }
         LIVE_REGISTRATIONS.incrementAndGet();
         LIVE_BYTES.addAndGet(size);
     }
 
-    /** Returns the registered memory; its position and limit are the caller's to use. */
+    /**
+     * Returns the memory; its position and limit are the caller's to use. It must not be touched
+     * once {@link #close()} ran and every hold of {@link #retainMemory()} was released.
+     */
     public ByteBuffer buffer() {
         return buffer;
     }
@@ -84,26 +133,59 @@ public final class RegisteredBuffer implements AutoCloseable {
         return lkey;
     }
 
-    /** Returns the remote key: whoever holds it may access the buffer as the registration allows. */
-    public int rkey() {
-        return rkey;
+    /** Returns the {@code ibv_mr*}, to bind memory windows over. */
+    public long mr() {
+        return mr;
     }
 
-    /** Deregisters the memory; from then on neither the device nor a peer can access it. */
+    /** Keeps the memory (not the registration) alive past {@link #close()}, until {@link #releaseMemory()}. */
+    public void retainMemory() {
+        memoryHolds.incrementAndGet();
+    }
+
+    /** Drops a hold taken with {@link #retainMemory()}; from any thread. The last one frees the memory. */
+    public void releaseMemory() {
+        if (memoryHolds.decrementAndGet() == 0) {
+            RdmaNative.freeMemory(address);
+            ALLOCATED_BYTES.addAndGet(-buffer.capacity());
+        }
+    }
+
+    /**
+     * Deregisters the memory, from then on neither the device nor a peer can access it, and drops the
+     * owner's hold on it. A deregistration the device refuses is counted
+     * ({@link RegisteredMemoryBudget#failedDeregistrations()}) and its memory is then never freed:
+     * the device could still write into it.
+     */
     @Override
-    public void close() throws IOException {
+    public void close() {
         if (closed) {
             return;
         }
         closed = true;
         LIVE_REGISTRATIONS.decrementAndGet();
         LIVE_BYTES.addAndGet(-buffer.capacity());
-        DisniNative.dispatcher()._deregMr(mr);
+        RegisteredMemoryBudget.release(buffer.capacity());
+        try {
+            DisniNative.dispatcher()._deregMr(mr);
+        } catch (IOException e) {
+            RegisteredMemoryBudget.deregistrationFailed();
+            return;
+        }
+        releaseMemory();
     }
 
     /** Returns the number of registrations not yet closed, process-wide. */
     public static int liveRegistrations() {
         return LIVE_REGISTRATIONS.get();
+    }
+
+    /**
+     * Returns the native memory of these buffers not yet freed, process-wide: registered, or held by
+     * buffers the pipeline has not released.
+     */
+    public static long allocatedBytes() {
+        return ALLOCATED_BYTES.get();
     }
 
     /** Returns the bytes registered and not yet deregistered, process-wide. */

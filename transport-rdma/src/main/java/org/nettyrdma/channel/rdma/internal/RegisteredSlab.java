@@ -221,14 +221,7 @@ public final class RegisteredSlab {
         synchronized (this) {
             last = null;
             for (Registration r : registrations) {
-                try {
-                    DisniNative.dispatcher()._deregMr(r.mr);
-                    REGISTERED_BYTES.addAndGet(-size);
-                    REGISTRATIONS.decrementAndGet();
-                } catch (IOException e) {
-                    // The pages stay pinned until the process ends; the counts keep showing them.
-                    logger.warn("deregistering {} bytes of allocator memory from {} failed", size, r.device, e);
-                }
+                deregister(r);
             }
             registrations = new Registration[0];
         }
@@ -247,6 +240,48 @@ public final class RegisteredSlab {
     }
 
     /**
+     * Deregisters every slab from {@code device}, which is being removed: its memory regions must go
+     * before its protection domain can. No connection sends from a slab on it any more.
+     */
+    static void deregisterAll(RdmaDevice device) {
+        for (RegisteredSlab slab : table) {
+            slab.deregister(device);
+        }
+    }
+
+    private synchronized void deregister(RdmaDevice device) {
+        Registration recent = last;
+        if (recent != null && recent.device == device) {
+            last = null;
+        }
+        for (int i = 0; i < registrations.length; i++) {
+            Registration r = registrations[i];
+            if (r.device != device) {
+                continue;
+            }
+            deregister(r);
+            Registration[] shrunk = new Registration[registrations.length - 1];
+            System.arraycopy(registrations, 0, shrunk, 0, i);
+            System.arraycopy(registrations, i + 1, shrunk, i, registrations.length - i - 1);
+            registrations = shrunk;
+            return;
+        }
+    }
+
+    private void deregister(Registration r) {
+        try {
+            DisniNative.dispatcher()._deregMr(r.mr);
+            REGISTERED_BYTES.addAndGet(-size);
+            REGISTRATIONS.decrementAndGet();
+            RegisteredMemoryBudget.release(size);
+        } catch (IOException e) {
+            // The pages stay pinned until the process ends; the counts keep showing them.
+            RegisteredMemoryBudget.deregistrationFailed();
+            logger.warn("deregistering {} bytes of allocator memory from {} failed", size, r.device, e);
+        }
+    }
+
+    /**
      * Returns the local key of this slab on {@code device}, registering it on first use.
      *
      * @throws IOException if the device refuses the registration
@@ -261,17 +296,31 @@ public final class RegisteredSlab {
                 // Only a block used after its release gets here: it is copied instead.
                 throw new IOException("the registered slab at " + Long.toHexString(address) + " was released");
             }
+            if (device.isRemoved()) {
+                throw new IOException("the RDMA device " + device + " was removed");
+            }
             for (Registration r : registrations) {
                 if (r.device == device) {
                     last = r;
                     return r.lkey;
                 }
             }
+            if (!RegisteredMemoryBudget.tryReserve(size)) {
+                // The buffer is copied into the connection's send buffer instead.
+                throw RegisteredMemoryBudget.refusal("a slab of the allocator", size);
+            }
             ByteBuffer keys = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
             long keysAddress = MemoryUtils.getAddress(keys);
-            long mr = DisniNative.dispatcher()._regMr(device.pd(), address, size, 0, keysAddress, keysAddress + 4,
-                    keysAddress + 8);
+            long mr;
+            try {
+                mr = DisniNative.dispatcher()._regMr(device.pd(), address, size, 0, keysAddress, keysAddress + 4,
+                        keysAddress + 8);
+            } catch (IOException | RuntimeException e) {
+                RegisteredMemoryBudget.release(size);
+                throw e;
+            }
             if (mr <= 0) {
+                RegisteredMemoryBudget.release(size);
                 throw new IOException("registering " + size + " bytes of allocator memory with " + device
                         + " failed");
             }

@@ -25,6 +25,7 @@ import java.util.Random;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.nettyrdma.channel.rdma.RdmaProtocolException;
 
 /**
  * Two endpoints that follow the flow-control rules of docs/protocol.md exchange data both ways over a
@@ -118,8 +119,17 @@ class CreditProtocolSimulationTest {
             // reposted and owes back.
             credits = new SendCredits(other.owed.grantedSlots(), other.ring == null ? 0 : other.ring.size());
             credits.consumeSlot();
-            owed.onPeerUsedSlot();
+            peerUsedSlot();
             owed.slotsReposted(1);
+        }
+
+        /** A sender that keeps to its credit never uses a slot it was not granted. */
+        private void peerUsedSlot() {
+            try {
+                owed.onPeerUsedSlot();
+            } catch (RdmaProtocolException e) {
+                throw new AssertionError(name + ": " + e.getMessage(), e);
+            }
         }
 
         boolean done() {
@@ -167,7 +177,7 @@ class CreditProtocolSimulationTest {
 
         void receive() {
             long[] m = inbound.poll();
-            owed.onPeerUsedSlot();
+            peerUsedSlot();
             messagesReceived++;
             try {
                 switch ((int) m[0]) {

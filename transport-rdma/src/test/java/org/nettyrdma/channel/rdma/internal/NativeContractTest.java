@@ -191,6 +191,7 @@ class NativeContractTest {
                 IBV_ACCESS_REMOTE_WRITE)));
         cases.put("allocateMemory", () -> throwsIo(() -> RdmaNative.allocateMemory(0)));
         cases.put("freeMemory", () -> RdmaNative.freeMemory(0));
+        cases.put("abandonContext", () -> throwsIo(() -> RdmaNative.abandonContext(0)));
 
         assertEquals(nativeMethodNames(RdmaNative.class), new TreeSet<>(cases.keySet()));
         return cases.entrySet().stream().map(e -> DynamicTest.dynamicTest(e.getKey(), e.getValue()));

@@ -1,0 +1,297 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.ThreadLocalRandom;
+
+import com.ibm.disni.util.MemoryUtils;
+import com.ibm.disni.verbs.impl.NativeDispatcher;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.nettyrdma.channel.rdma.internal.CompletionQueue;
+import org.nettyrdma.channel.rdma.internal.DisniNative;
+import org.nettyrdma.channel.rdma.internal.RdmaDevice;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
+import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
+import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
+
+/**
+ * The verbs objects of one connection, and their frees: the queue pair, its reservation in the
+ * loop's completion queue, the receive slots, and, from this side's {@code HELLO} on, the ring the
+ * peer writes into with its memory window, and the send buffer.
+ *
+ * <p>The ring and the send buffer are made only when this side sends its {@code HELLO}: an accepting
+ * side sends it in answer to the peer's, so a peer that connects and never speaks holds a queue pair
+ * and the receive slots, not the whole connection's memory.
+ *
+ * <p>The ring is registered without remote access; the peer writes into it through a type-2 memory
+ * window bound to this connection's queue pair (docs/security.md). A window's rkey works only on the
+ * queue pair it is bound to, whereas an rkey of a memory region works on every queue pair of the
+ * protection domain, which all connections on a device share. The window dies with the connection.
+ *
+ * <p>Used on the channel's event loop only.
+ */
+final class QueuePairResources {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(QueuePairResources.class);
+
+    /** {@code IBV_ACCESS_REMOTE_WRITE}: what the window grants the peer; never remote read. */
+    private static final int REMOTE_WRITE = 2;
+
+    private final NativeDispatcher verbs = DisniNative.dispatcher();
+    private final RdmaDevice device;
+    private final CompletionQueue cq;
+    private final int cqEntries;
+    private final long id;
+    private final RegisteredBuffer receiveSlots;
+    private final long qp;
+    private final int qpNum;
+    private final int maxInline;
+    private RegisteredBuffer ring;
+    private long window;
+    private int ringKey;
+    private RegisteredBuffer sendBuffer;
+    /** Budget reserved at creation for the ring and the send buffer, until they are registered. */
+    private long reservedForBuffers;
+    private boolean closed;
+
+    private QueuePairResources(RdmaDevice device, CompletionQueue cq, int cqEntries, long id,
+                               RegisteredBuffer receiveSlots, long qp, int qpNum, int maxInline) {
+        this.device = device;
+        this.cq = cq;
+        this.cqEntries = cqEntries;
+        this.id = id;
+        this.receiveSlots = receiveSlots;
+        this.qp = qp;
+        this.qpNum = qpNum;
+        this.maxInline = maxInline;
+    }
+
+    /**
+     * Registers the receive slots and creates the queue pair on {@code id}, with {@code cqEntries}
+     * already reserved in {@code cq}; on failure frees what it made and that reservation.
+     */
+    static QueuePairResources create(CompletionQueue cq, int cqEntries, long id, int slots, int slotSize,
+                                     int sendDepth, int maxInlineData, int ringSize, int sendSize) throws IOException {
+        RdmaDevice device = cq.device();
+        // The whole connection's memory is reserved now, though the ring and the send buffer are
+        // registered only with this side's HELLO: a connection the limit cannot hold is refused at
+        // once, with the reason, rather than after the peer's HELLO.
+        long buffers = (long) ringSize + sendSize;
+        if (!RegisteredMemoryBudget.tryReserve(buffers)) {
+            cq.unreserve(cqEntries);
+            throw RegisteredMemoryBudget.refusal("a connection", buffers + (long) slots * slotSize);
+        }
+        RegisteredBuffer slotsMemory = null;
+        try {
+            slotsMemory = new RegisteredBuffer(device, slots * slotSize, RegisteredBuffer.LOCAL_WRITE,
+                    "the receive slots of a connection");
+            ByteBuffer cap = ByteBuffer.allocateDirect(RdmaNative.QP_CAP_SIZE).order(ByteOrder.nativeOrder());
+            long qp = createQp(device, cq, id, cap, slots, sendDepth, maxInlineData);
+            // A device may grant more than was asked (rxe reports room for one SGE, 16 bytes, when 0
+            // was asked); what the user asked for still bounds it, so that 0 means none.
+            int granted = Math.min(maxInlineData, cap.getInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET));
+            int qpNum;
+            try {
+                qpNum = DisniNative.dispatcher()._getQpNum(qp);
+            } catch (IOException e) {
+                DisniNative.dispatcher()._destroyQP(id);
+                throw e;
+            }
+            QueuePairResources resources = new QueuePairResources(device, cq, cqEntries, id, slotsMemory, qp, qpNum,
+                    granted);
+            resources.reservedForBuffers = buffers;
+            return resources;
+        } catch (IOException | RuntimeException e) {
+            if (slotsMemory != null) {
+                slotsMemory.close();
+            }
+            RegisteredMemoryBudget.release(buffers);
+            cq.unreserve(cqEntries);
+            throw e;
+        }
+    }
+
+    /**
+     * Creates the queue pair with room for {@code inline} bytes of inline data; if the device refuses
+     * that, without inline data, since a provider's limit cannot be queried before.
+     */
+    private static long createQp(RdmaDevice device, CompletionQueue cq, long id, ByteBuffer cap, int slots,
+                                 int sendDepth, int inline) throws IOException {
+        cap.putInt(RdmaNative.QP_CAP_MAX_SEND_WR_OFFSET, sendDepth)
+                .putInt(RdmaNative.QP_CAP_MAX_RECV_WR_OFFSET, slots)
+                .putInt(RdmaNative.QP_CAP_MAX_SEND_SGE_OFFSET, 1)
+                .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, 1)
+                .putInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET, inline);
+        try {
+            return RdmaNative.createQp(id, device.pd(), cq.cq(), cq.cq(), MemoryUtils.getAddress(cap));
+        } catch (IOException e) {
+            if (inline == 0) {
+                throw e;
+            }
+            try {
+                return createQp(device, cq, id, cap, slots, sendDepth, 0);
+            } catch (IOException again) {
+                again.addSuppressed(e);
+                throw again;
+            }
+        }
+    }
+
+    /**
+     * Registers the ring of {@code ringSize} bytes with its memory window and the send buffer of
+     * {@code sendSize} bytes; on failure frees what it made.
+     */
+    void openBuffers(int ringSize, int sendSize) throws IOException {
+        if (ringSize + (long) sendSize != reservedForBuffers) {
+            throw new IllegalStateException("buffers of " + ringSize + " + " + sendSize + " bytes, "
+                    + reservedForBuffers + " reserved");
+        }
+        // The buffers take over the reservation: each returns its part if it cannot be made.
+        reservedForBuffers = 0;
+        RegisteredBuffer ringMemory = null;
+        long mw = 0;
+        RegisteredBuffer sendMemory = null;
+        boolean holdingSendReservation = true;
+        try {
+            ringMemory = new RegisteredBuffer(device, ringSize, RegisteredBuffer.LOCAL_WRITE | RegisteredBuffer.MW_BIND);
+            mw = RdmaNative.allocMw(device.pd());
+            holdingSendReservation = false;
+            sendMemory = new RegisteredBuffer(device, sendSize, 0);
+        } catch (IOException | RuntimeException e) {
+            deallocWindow(mw);
+            if (ringMemory != null) {
+                ringMemory.close();
+            }
+            if (holdingSendReservation) {
+                RegisteredMemoryBudget.release(sendSize);
+            }
+            throw e;
+        }
+        ring = ringMemory;
+        window = mw;
+        sendBuffer = sendMemory;
+    }
+
+    /**
+     * Posts, unsignaled, the bind of the memory window over the whole ring to this queue pair, with a
+     * fresh key: from then on the peer may write into the ring with {@link #ringKey()}, and only it.
+     * The bind runs before any request posted after it, such as the {@code HELLO} that carries the key.
+     */
+    void bindRing(long wrId) throws IOException {
+        int current = RdmaNative.mwRkey(window);
+        // The low byte is the key the consumer chooses; it must change with every bind.
+        int key = (current + 1 + ThreadLocalRandom.current().nextInt(255)) & 0xff;
+        int rkey = (current & 0xffffff00) | key;
+        RdmaNative.postBindMw(qp, wrId, false, window, rkey, ring.mr(), ring.address(), ring.size(), REMOTE_WRITE);
+        ringKey = rkey;
+    }
+
+    RdmaDevice device() {
+        return device;
+    }
+
+    long qp() {
+        return qp;
+    }
+
+    int qpNum() {
+        return qpNum;
+    }
+
+    /** The largest Send posted inline: what the user asked for, as far as the device granted it. */
+    int maxInline() {
+        return maxInline;
+    }
+
+    RegisteredBuffer receiveSlots() {
+        return receiveSlots;
+    }
+
+    /** The ring; {@code null} before {@link #openBuffers}. */
+    RegisteredBuffer ring() {
+        return ring;
+    }
+
+    /** The rkey of the window over the ring, once bound. */
+    int ringKey() {
+        return ringKey;
+    }
+
+    /** The send buffer; {@code null} before {@link #openBuffers}. */
+    RegisteredBuffer sendBuffer() {
+        return sendBuffer;
+    }
+
+    /** Returns the registered bytes held now. */
+    long registeredBytes() {
+        return (long) receiveSlots.size() + (ring != null ? ring.size() : 0)
+                + (sendBuffer != null ? sendBuffer.size() : 0);
+    }
+
+    /** Starts an orderly disconnect: the peer gets {@code DISCONNECTED}; posted requests are flushed. */
+    void disconnect() {
+        int result = verbs._disconnect(id);
+        if (result != 0) {
+            // Not connected (yet or any more): a refused or never established connection has nothing to end.
+            logger.debug("qp {}: rdma_disconnect returned {}", qpNum, result);
+        }
+    }
+
+    /**
+     * Frees the window first, so the peer reaches nothing any more, then the queue pair, then the
+     * registrations, and returns the completion queue entries. The window goes before the queue pair
+     * because rxe keeps a bound window's queue pair alive: destroying the queue pair first waits for
+     * the window, for tens of seconds. The ring's memory outlives this while buffers handed up over it
+     * are not released ({@link RegisteredBuffer}).
+     */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        deallocWindow(window);
+        window = 0;
+        int result = verbs._destroyQP(id);
+        if (result != 0) {
+            logger.warn("qp {}: rdma_destroy_qp returned {}", qpNum, result);
+        }
+        cq.unreserve(cqEntries);
+        RegisteredMemoryBudget.release(reservedForBuffers);
+        reservedForBuffers = 0;
+        receiveSlots.close();
+        if (ring != null) {
+            ring.close();
+        }
+        if (sendBuffer != null) {
+            sendBuffer.close();
+        }
+    }
+
+    private void deallocWindow(long mw) {
+        if (mw == 0) {
+            return;
+        }
+        try {
+            RdmaNative.deallocMw(mw);
+        } catch (IOException e) {
+            logger.warn("qp {}: freeing the memory window of the ring failed", qpNum, e);
+        }
+    }
+}

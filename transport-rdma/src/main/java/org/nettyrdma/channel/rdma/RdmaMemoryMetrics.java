@@ -1,0 +1,95 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
+import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
+import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
+
+/**
+ * The registered memory of the whole process, as the transport counts it: what connections hold
+ * (receive slots, rings, send buffers), what the allocator's pool has registered, and the limit both
+ * share. Registered memory is pinned; a connection that would pass the limit fails with an
+ * {@link java.io.IOException} that says so, and a server refuses the connect request with that
+ * reason. The limit is the system property {@code org.nettyrdma.maxRegisteredMemory} (bytes, 1 GiB
+ * by default).
+ *
+ * <p>An immutable snapshot taken by {@link #snapshot()}; the counts are process-wide and may move
+ * while it is taken.
+ */
+public final class RdmaMemoryMetrics {
+
+    private final long registeredBytes;
+    private final long connectionBytes;
+    private final long allocatorBytes;
+    private final long limitBytes;
+    private final long refusedRegistrations;
+    private final long failedDeregistrations;
+
+    private RdmaMemoryMetrics() {
+        registeredBytes = RegisteredMemoryBudget.used();
+        connectionBytes = RegisteredBuffer.liveBytes();
+        allocatorBytes = RegisteredSlab.registeredBytes();
+        limitBytes = RegisteredMemoryBudget.limit();
+        refusedRegistrations = RegisteredMemoryBudget.refused();
+        failedDeregistrations = RegisteredMemoryBudget.failedDeregistrations();
+    }
+
+    /** Returns the counts now. */
+    public static RdmaMemoryMetrics snapshot() {
+        return new RdmaMemoryMetrics();
+    }
+
+    /** Returns the bytes registered now, counted against the limit. */
+    public long registeredBytes() {
+        return registeredBytes;
+    }
+
+    /** Returns the bytes connections hold: receive slots, rings and send buffers. */
+    public long connectionBytes() {
+        return connectionBytes;
+    }
+
+    /** Returns the bytes the allocator's pool has registered, once per device it sent from. */
+    public long allocatorBytes() {
+        return allocatorBytes;
+    }
+
+    /** Returns the limit on registered memory, in bytes. */
+    public long limitBytes() {
+        return limitBytes;
+    }
+
+    /**
+     * Returns how many registrations the limit refused: connections that failed or were refused, and
+     * allocator slabs whose buffers were copied instead.
+     */
+    public long refusedRegistrations() {
+        return refusedRegistrations;
+    }
+
+    /** Returns how many deregistrations the device refused; their memory stays pinned. */
+    public long failedDeregistrations() {
+        return failedDeregistrations;
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaMemoryMetrics(registered " + registeredBytes + " of " + limitBytes + " bytes: connections "
+                + connectionBytes + ", allocator " + allocatorBytes + "; refused " + refusedRegistrations
+                + ", failed deregistrations " + failedDeregistrations + ')';
+    }
+}
