@@ -54,6 +54,11 @@ public final class ChildJvm implements AutoCloseable {
 
     /** Starts {@code mainClass} with {@code arguments} in a new JVM. */
     public static ChildJvm start(Class<?> mainClass, String... arguments) throws IOException {
+        return start(List.of(), mainClass, arguments);
+    }
+
+    /** Starts {@code mainClass} with {@code arguments} in a new JVM that gets {@code jvmFlags} too. */
+    public static ChildJvm start(List<String> jvmFlags, Class<?> mainClass, String... arguments) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -62,6 +67,7 @@ public final class ChildJvm implements AutoCloseable {
                 command.add(flag);
             }
         }
+        command.addAll(jvmFlags);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass.getName());
@@ -129,6 +135,11 @@ public final class ChildJvm implements AutoCloseable {
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             throw new AssertionError(name + " did not end within 30 s of SIGKILL");
         }
+    }
+
+    /** Returns {@code true} while the child runs. */
+    public boolean isAlive() {
+        return process.isAlive();
     }
 
     /** Returns what the child printed so far. */

@@ -30,9 +30,24 @@ final class Await {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("not within " + seconds + " s: " + what.get());
+                throw new AssertionError("not within " + seconds + " s: " + what.get() + "\nthe event loops:\n"
+                        + eventLoopStacks());
             }
             Thread.sleep(10);
         }
+    }
+
+    /** What the event loop threads are doing: a condition that did not come may be a loop that is stuck. */
+    private static String eventLoopStacks() {
+        StringBuilder stacks = new StringBuilder();
+        Thread.getAllStackTraces().forEach((thread, frames) -> {
+            if (thread.getName().contains("EventLoop")) {
+                stacks.append(thread.getName()).append(' ').append(thread.getState()).append('\n');
+                for (StackTraceElement frame : frames) {
+                    stacks.append("    at ").append(frame).append('\n');
+                }
+            }
+        });
+        return stacks.toString();
     }
 }

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
+import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
 
@@ -126,6 +127,8 @@ final class DeviceResources {
             counts.put(name, count);
         }
         counts.computeIfPresent("mr", (name, count) -> count - RegisteredSlab.registrations());
+        // A device's sentinel id lives as long as the device is open in the process, not a test.
+        counts.computeIfPresent("cm_id", (name, count) -> count - RdmaDevice.sentinelIds());
         return counts;
     }
 

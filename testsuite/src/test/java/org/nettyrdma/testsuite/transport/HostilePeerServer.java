@@ -39,6 +39,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.testsuite.verbs.RawRdmaClient;
 
 /**
@@ -167,6 +168,9 @@ final class HostilePeerServer implements AutoCloseable {
                 }
             }
         });
+        // A raw peer in a second JVM starting under emulation may take longer than the default to say
+        // its HELLO after connecting; the deadline itself is RdmaAdmissionTest's.
+        bootstrap.childOption(RdmaChannelOption.HELLO_TIMEOUT_MILLIS, 120_000);
         options.accept(bootstrap);
         server = rdma.bind(bootstrap);
         // The well-behaved connection writes until the test has dealt with the raw peers.

@@ -143,6 +143,8 @@ class RdmaConnectCycleTest {
         for (Sample sample : samples.subList(1, samples.size())) {
             assertEquals(warm.registeredBytes, sample.registeredBytes, () -> "registered bytes at cycle "
                     + sample.cycle + " against the warm-up sample: " + sample + "; " + warm);
+            assertEquals(warm.nativeBytes, sample.nativeBytes, () -> "native memory of connections at cycle "
+                    + sample.cycle + " against the warm-up sample: " + sample + "; " + warm);
             assertEquals(warm.registrations, sample.registrations, () -> "memory registrations at cycle "
                     + sample.cycle + " against the warm-up sample: " + sample + "; " + warm);
             assertEquals(warm.completionQueues, sample.completionQueues, () -> "live CQs at cycle "
@@ -165,7 +167,8 @@ class RdmaConnectCycleTest {
 
     /** The state between two cycles, with no connection open. */
     private record Sample(int cycle, long cycleNanos, long heapAfterGc, long directBeforeGc, long directAfterGc,
-                          long directPerCycle, int directCycles, long registeredBytes, int registrations,
+                          long directPerCycle, int directCycles, long registeredBytes, long nativeBytes,
+                          int registrations,
                           int completionQueues, long allocatorBytes, Map<String, Integer> kernel) {
 
         /** Samples once the transport's and the kernel's counts stayed the same for {@code SETTLED_MILLIS}. */
@@ -188,7 +191,8 @@ class RdmaConnectCycleTest {
         /** Samples once the counts equal {@code warm}'s, or after {@code SETTLED_MILLIS} with what they are. */
         static Sample matching(int cycle, long cycleNanos, DirectGrowth direct, Sample warm)
                 throws InterruptedException {
-            Counts expected = new Counts(warm.registeredBytes, warm.registrations, warm.completionQueues, warm.kernel);
+            Counts expected = new Counts(warm.registeredBytes, warm.nativeBytes, warm.registrations,
+                    warm.completionQueues, warm.kernel);
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLED_MILLIS);
             Counts counts = Counts.now();
             while (!counts.equals(expected) && System.nanoTime() - deadline < 0) {
@@ -203,7 +207,8 @@ class RdmaConnectCycleTest {
             long directBefore = directMemoryUsed();
             long heap = usedHeapAfterGc();
             return new Sample(cycle, cycleNanos, heap, directBefore, settledDirectMemoryUsed(), direct.perCycle(),
-                    direct.cycles, counts.registeredBytes, counts.registrations, counts.completionQueues,
+                    direct.cycles, counts.registeredBytes, counts.nativeBytes, counts.registrations,
+                    counts.completionQueues,
                     RdmaByteBufAllocator.registeredBytes(), counts.kernel);
         }
 
@@ -211,8 +216,9 @@ class RdmaConnectCycleTest {
         public String toString() {
             return String.format("cycle %d: %.1f ms per cycle; heap after GC %d B; direct memory %d B before GC, "
                     + "%d B after, %d B per cycle left to the collector (%d cycles without one); transport: %d B in "
-                    + "%d MRs, %d CQs, allocator %d B; kernel %s", cycle, cycleNanos / 1e6, heapAfterGc,
-                    directBeforeGc, directAfterGc, directPerCycle, directCycles, registeredBytes, registrations,
+                    + "%d MRs, %d B of native memory, %d CQs, allocator %d B; kernel %s", cycle, cycleNanos / 1e6,
+                    heapAfterGc, directBeforeGc, directAfterGc, directPerCycle, directCycles, registeredBytes,
+                    registrations, nativeBytes,
                     completionQueues, allocatorBytes, kernel);
         }
     }
@@ -256,11 +262,11 @@ class RdmaConnectCycleTest {
     }
 
     /** The transport's and the kernel's counts of verbs objects. */
-    private record Counts(long registeredBytes, int registrations, int completionQueues,
+    private record Counts(long registeredBytes, long nativeBytes, int registrations, int completionQueues,
                           Map<String, Integer> kernel) {
         static Counts now() {
-            return new Counts(RegisteredBuffer.liveBytes(), RegisteredBuffer.liveRegistrations(),
-                    CompletionQueue.liveCount(), DeviceResources.kernelCounts());
+            return new Counts(RegisteredBuffer.liveBytes(), RegisteredBuffer.allocatedBytes(),
+                    RegisteredBuffer.liveRegistrations(), CompletionQueue.liveCount(), DeviceResources.kernelCounts());
         }
     }
 

@@ -64,9 +64,9 @@ final class CmEventReader {
     CmEvent next(long timeout, TimeUnit unit) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         for (;;) {
-            int type = RdmaNative.pollCmEvent(channel, recordAddress);
-            if (type >= 0) {
-                return decode(type);
+            CmEvent event = poll();
+            if (event != null) {
+                return event;
             }
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("no RDMA CM event within " + timeout + ' ' + unit);

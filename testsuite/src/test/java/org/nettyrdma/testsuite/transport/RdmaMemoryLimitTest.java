@@ -1,0 +1,93 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.testsuite.transport;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
+import org.nettyrdma.testsuite.ChildJvm;
+import org.nettyrdma.testsuite.verbs.RdmaTestEnvironment;
+
+/**
+ * A server at its limit of registered memory refuses a connection that would pass it, at once and
+ * saying why, and takes connections again once one closes: the limit is process-wide, so the server
+ * runs in a process of its own, with a limit of one connection's memory and a half
+ * ({@code -Dorg.nettyrdma.maxRegisteredMemory}).
+ */
+class RdmaMemoryLimitTest {
+
+    /** One connection with the default buffers registers 2.5 MiB: slots, ring and send buffer. */
+    private static final long LIMIT = 4L << 20;
+
+    @RegisterExtension
+    final RdmaTransportFixture rdma = new RdmaTransportFixture(1);
+
+    @Test
+    void aConnectionBeyondTheLimitIsRefusedWithTheReason() throws Exception {
+        try (ChildJvm server = ChildJvm.start(List.of("-D" + RegisteredMemoryBudget.LIMIT_PROPERTY + '=' + LIMIT),
+                PeerProcess.class, "server", "0")) {
+            InetSocketAddress address = new InetSocketAddress(RdmaTestEnvironment.address(),
+                    Integer.parseInt(server.awaitLine("listening ", 60, TimeUnit.SECONDS)));
+            Channel first = echoOnce(address);
+
+            ChannelFuture second = rdma.client().handler(new EchoProbe(2, 1)).connect(address).await();
+            assertFalse(second.isSuccess(), "a second connection would pass the server's limit");
+            assertInstanceOf(ConnectException.class, second.cause());
+            assertTrue(second.cause().getMessage().contains("registered memory"), () -> "the refusal says why: "
+                    + second.cause().getMessage());
+
+            first.close().sync();
+            // The server frees the first connection's memory once it sees the close.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            Channel third = null;
+            while (third == null) {
+                try {
+                    third = echoOnce(address);
+                } catch (ConnectException e) {
+                    assertTrue(System.nanoTime() - deadline < 0, "a connection is taken again after one closed");
+                    Thread.sleep(200);
+                }
+            }
+            third.close().sync();
+        }
+    }
+
+    /** Connects, echoes a few bytes and returns the channel; a refused connect throws its exception. */
+    private Channel echoOnce(InetSocketAddress address) throws Exception {
+        EchoProbe probe = new EchoProbe(1, 100);
+        ChannelFuture connect = rdma.client().handler(RdmaTransportFixture.pipeline(probe)).connect(address).await();
+        if (!connect.isSuccess()) {
+            if (connect.cause() instanceof ConnectException) {
+                throw (ConnectException) connect.cause();
+            }
+            throw new AssertionError("connect failed", connect.cause());
+        }
+        probe.writeAll(connect.channel());
+        probe.assertEchoed(60);
+        return connect.channel();
+    }
+}
