@@ -901,9 +901,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
             }
             if (!config.isAllowHalfClosure() || disconnected) {
-                if (disconnected || peerClosed) {
-                    failUndelivered(new IOException((disconnected ? "connection reset: the peer disconnected"
-                            : "the peer closed the connection") + " before these bytes were delivered: " + remote));
+                if (disconnected && !peerClosed) {
+                    // A peer gone without a CLOSE (killed, or its host lost): the writes fail as a TCP
+                    // reset fails them. After a CLOSE they fail as closed, as after TCP's FIN.
+                    failUndelivered(new IOException("connection reset: the peer disconnected before these bytes "
+                            + "were delivered: " + remote));
                 }
                 close(voidPromise());
             }
