@@ -73,13 +73,14 @@ import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
  * several guest scheduler ticks (connection set-up over RDMA CM, the echo, the disconnect), which puts
  * the full 10,000 cycles at eight minutes or more per JDK, depending on the host's load (the figures are
  * in the testing section of {@code docs/architecture.md}): more than a CI run of every device test on
- * two JDKs should spend on one test. 2,000 cycles take a fifth of that and still give nine samples
- * after the warm-up. The full run is one command in that section.
+ * two JDKs should spend on one test. 1,000 cycles take an eighth of that and still give nine samples
+ * after the warm-up (a sample every tenth of a shorter run), enough to see a leak of a few hundred
+ * bytes a connection. The full run is one command in that section.
  */
 class RdmaConnectCycleTest {
 
     private static final String CYCLES_PROPERTY = "org.nettyrdma.test.cycles";
-    private static final int DEFAULT_CYCLES = 2_000;
+    private static final int DEFAULT_CYCLES = 1_000;
     private static final int SAMPLE_INTERVAL = 1_000;
     private static final int MESSAGE_SIZE = 64;
     private static final long HEAP_BYTES_PER_CYCLE = 64;
