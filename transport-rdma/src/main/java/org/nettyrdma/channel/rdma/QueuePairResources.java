@@ -67,8 +67,6 @@ final class QueuePairResources {
     private long window;
     private int ringKey;
     private RegisteredBuffer sendBuffer;
-    /** Budget reserved at creation for the ring and the send buffer, until they are registered. */
-    private long reservedForBuffers;
     private boolean closed;
 
     private QueuePairResources(RdmaDevice device, CompletionQueue cq, int cqEntries, long id,
@@ -90,13 +88,12 @@ final class QueuePairResources {
     static QueuePairResources create(CompletionQueue cq, int cqEntries, long id, int slots, int slotSize,
                                      int sendDepth, int maxInlineData, int ringSize, int sendSize) throws IOException {
         RdmaDevice device = cq.device();
-        // The whole connection's memory is reserved now, though the ring and the send buffer are
-        // registered only with this side's HELLO: a connection the limit cannot hold is refused at
-        // once, with the reason, rather than after the peer's HELLO.
-        long buffers = (long) ringSize + sendSize;
-        if (!RegisteredMemoryBudget.tryReserve(buffers)) {
+        // A connection the limit cannot hold is refused now, with the reason, rather than after the
+        // peer's HELLO. Only the slots are reserved until then: a peer that never speaks holds no more.
+        long connection = (long) slots * slotSize + ringSize + sendSize;
+        if (!RegisteredMemoryBudget.hasRoom(connection)) {
             cq.unreserve(cqEntries);
-            throw RegisteredMemoryBudget.refusal("a connection", buffers + (long) slots * slotSize);
+            throw RegisteredMemoryBudget.refusal("a connection", connection);
         }
         RegisteredBuffer slotsMemory = null;
         try {
@@ -114,15 +111,11 @@ final class QueuePairResources {
                 DisniNative.dispatcher()._destroyQP(id);
                 throw e;
             }
-            QueuePairResources resources = new QueuePairResources(device, cq, cqEntries, id, slotsMemory, qp, qpNum,
-                    granted);
-            resources.reservedForBuffers = buffers;
-            return resources;
+            return new QueuePairResources(device, cq, cqEntries, id, slotsMemory, qp, qpNum, granted);
         } catch (IOException | RuntimeException e) {
             if (slotsMemory != null) {
                 slotsMemory.close();
             }
-            RegisteredMemoryBudget.release(buffers);
             cq.unreserve(cqEntries);
             throw e;
         }
@@ -159,28 +152,18 @@ final class QueuePairResources {
      * {@code sendSize} bytes; on failure frees what it made.
      */
     void openBuffers(int ringSize, int sendSize) throws IOException {
-        if (ringSize + (long) sendSize != reservedForBuffers) {
-            throw new IllegalStateException("buffers of " + ringSize + " + " + sendSize + " bytes, "
-                    + reservedForBuffers + " reserved");
-        }
-        // The buffers take over the reservation: each returns its part if it cannot be made.
-        reservedForBuffers = 0;
         RegisteredBuffer ringMemory = null;
         long mw = 0;
         RegisteredBuffer sendMemory = null;
-        boolean holdingSendReservation = true;
         try {
-            ringMemory = new RegisteredBuffer(device, ringSize, RegisteredBuffer.LOCAL_WRITE | RegisteredBuffer.MW_BIND);
+            ringMemory = new RegisteredBuffer(device, ringSize, RegisteredBuffer.LOCAL_WRITE | RegisteredBuffer.MW_BIND,
+                    "the receive ring of a connection");
             mw = RdmaNative.allocMw(device.pd());
-            holdingSendReservation = false;
-            sendMemory = new RegisteredBuffer(device, sendSize, 0);
+            sendMemory = new RegisteredBuffer(device, sendSize, 0, "the send buffer of a connection");
         } catch (IOException | RuntimeException e) {
             deallocWindow(mw);
             if (ringMemory != null) {
                 ringMemory.close();
-            }
-            if (holdingSendReservation) {
-                RegisteredMemoryBudget.release(sendSize);
             }
             throw e;
         }
@@ -273,8 +256,6 @@ final class QueuePairResources {
             logger.warn("qp {}: rdma_destroy_qp returned {}", qpNum, result);
         }
         cq.unreserve(cqEntries);
-        RegisteredMemoryBudget.release(reservedForBuffers);
-        reservedForBuffers = 0;
         receiveSlots.close();
         if (ring != null) {
             ring.close();

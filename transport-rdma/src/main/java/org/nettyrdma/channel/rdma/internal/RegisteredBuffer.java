@@ -66,26 +66,9 @@ public final class RegisteredBuffer implements AutoCloseable {
      * @throws IOException if the {@link RegisteredMemoryBudget} or the device refuses it
      */
     public RegisteredBuffer(RdmaDevice device, int size, int access, String what) throws IOException {
-        this(device, size, access, reserve(size, what));
-    }
-
-    /**
-     * Allocates and registers {@code size} bytes that the caller already reserved in the
-     * {@link RegisteredMemoryBudget}; the reservation is the buffer's from now on, or returned if
-     * this fails.
-     */
-    public RegisteredBuffer(RdmaDevice device, int size, int access) throws IOException {
-        this(device, size, access, true);
-    }
-
-    private static boolean reserve(int size, String what) throws IOException {
         if (!RegisteredMemoryBudget.tryReserve(size)) {
             throw RegisteredMemoryBudget.refusal(what, size);
         }
-        return true;
-    }
-
-    private RegisteredBuffer(RdmaDevice device, int size, int access, boolean reserved) throws IOException {
         ByteBuffer memory = null;
         try {
             memory = RdmaNative.allocateMemory(size).order(ByteOrder.BIG_ENDIAN);

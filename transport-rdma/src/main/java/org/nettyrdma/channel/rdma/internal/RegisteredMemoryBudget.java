@@ -60,6 +60,18 @@ public final class RegisteredMemoryBudget {
         }
     }
 
+    /**
+     * Returns {@code true} if {@code bytes} would fit under the limit now, without reserving them;
+     * {@code false}, counted as refused, if not.
+     */
+    public static boolean hasRoom(long bytes) {
+        if (USED.get() + bytes > LIMIT) {
+            REFUSED.incrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
     /** Returns bytes reserved with {@link #tryReserve(long)}. */
     public static void release(long bytes) {
         USED.addAndGet(-bytes);
