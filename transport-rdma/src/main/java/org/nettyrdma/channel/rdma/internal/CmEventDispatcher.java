@@ -112,7 +112,7 @@ public final class CmEventDispatcher implements EpollIoHandle {
         }
     }
 
-    /** Refuses the connect request of {@code id} with {@code reason}, as {@link #rejectAndDestroy} does, keeping the id. */
+    /** Refuses the connect request of {@code id} with {@code reason}, as {@link #rejectAndDestroy}, keeping the id. */
     public static void reject(long id, int reason) {
         ByteBuffer privateData = ByteBuffer.allocateDirect(RejectReason.SIZE);
         RejectReason.encode(privateData, reason);
