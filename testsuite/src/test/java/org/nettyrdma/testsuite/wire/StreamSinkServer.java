@@ -50,6 +50,7 @@ public final class StreamSinkServer {
     private StreamSinkServer() {
     }
 
+    /** Binds the sink to {@code args[0]} port {@code args[1]} and serves until killed. */
     public static void main(String[] args) throws InterruptedException {
         if (args.length != 2) {
             throw new IllegalArgumentException("usage: StreamSinkServer ADDRESS PORT");
