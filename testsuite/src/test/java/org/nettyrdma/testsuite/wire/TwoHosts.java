@@ -37,7 +37,7 @@ import org.nettyrdma.testsuite.verbs.RdmaTestEnvironment;
  *   <li>{@code power-off}: this host asks the script to power the peer's VM off, as a power cut;</li>
  *   <li>{@code powered-off}: the script says that the peer's VM is gone.</li>
  * </ul>
- * Only one JVM on each side reads or writes them; the files are polled, never waited for without a deadline.
+ * The scripts and this class are the only ones to touch them; every wait for one has a deadline.
  */
 final class TwoHosts {
 
