@@ -21,6 +21,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -35,17 +36,18 @@ import org.nettyrdma.example.Transport;
 
 /**
  * Sends messages of random bytes to an {@link EchoServer}, one after another, and checks that each
- * comes back unchanged before it sends the next. Prints one line and exits with status 0 when every
- * byte came back; otherwise the exception says what went wrong.
+ * comes back unchanged before it sends the next. Prints one line per message size, with the CRC32 of
+ * the bytes sent and of the bytes that came back, and exits with status 0 when every byte came back;
+ * otherwise the exception says what went wrong.
  *
  * <pre>
- * java ... org.nettyrdma.example.echo.EchoClient --transport rdma --host 10.77.0.1 --size 64k --count 10
+ * java ... org.nettyrdma.example.echo.EchoClient --transport rdma --host 10.77.0.1 --size 1,64k,4m --count 10
  * </pre>
  */
 public final class EchoClient {
 
     private static final String USAGE = "usage: EchoClient [--transport rdma|rdma-busypoll|nio|epoll] "
-            + "[--host ADDRESS] [--port " + EchoServer.DEFAULT_PORT + "] [--size BYTES, default 256] "
+            + "[--host ADDRESS] [--port " + EchoServer.DEFAULT_PORT + "] [--size BYTES[,BYTES...], default 256] "
             + "[--count MESSAGES, default 10]";
     private static final long TIMEOUT_SECONDS = 60;
 
@@ -57,15 +59,20 @@ public final class EchoClient {
         ExampleOptions options = ExampleOptions.parse(USAGE, args);
         Transport transport = options.transport();
         InetSocketAddress address = options.address(EchoServer.DEFAULT_PORT);
-        int size = options.integer("size", 256);
+        int[] sizes = options.integers("size", 256);
         int count = options.integer("count", 10);
         options.checkAllRead();
 
         EventLoopGroup group = transport.newEventLoopGroup(1);
         try {
-            long nanos = echo(group, transport, address, size, count);
-            System.out.printf("echo: %d messages of %d bytes over %s to %s came back unchanged (%d ms)%n",
-                    count, size, transport.displayName(), address, TimeUnit.NANOSECONDS.toMillis(nanos));
+            for (int size : sizes) {
+                CRC32 sent = new CRC32();
+                CRC32 echoed = new CRC32();
+                long nanos = echo(group, transport, address, size, count, sent, echoed);
+                System.out.printf("echo: %d messages of %d bytes over %s to %s came back unchanged, crc32 sent"
+                        + " %08x, echoed %08x (%d ms)%n", count, size, transport.displayName(), address,
+                        sent.getValue(), echoed.getValue(), TimeUnit.NANOSECONDS.toMillis(nanos));
+            }
         } finally {
             group.shutdownGracefully();
         }
@@ -80,6 +87,15 @@ public final class EchoClient {
      */
     public static long echo(EventLoopGroup group, Transport transport, SocketAddress address, int size, int count)
             throws Exception {
+        return echo(group, transport, address, size, count, new CRC32(), new CRC32());
+    }
+
+    /**
+     * As {@link #echo(EventLoopGroup, Transport, SocketAddress, int, int)}, and updates {@code sent} with
+     * every byte sent and {@code echoed} with every byte that came back, in order.
+     */
+    public static long echo(EventLoopGroup group, Transport transport, SocketAddress address, int size, int count,
+            CRC32 sent, CRC32 echoed) throws Exception {
         if (size < 1 || count < 1) {
             throw new IllegalArgumentException("size: " + size + ", count: " + count + " (expected: >= 1)");
         }
@@ -88,7 +104,7 @@ public final class EchoClient {
         Channel channel = new Bootstrap()
                 .group(group)
                 .channel(transport.socketChannelClass())
-                .handler(new EchoClientHandler(size, count, done))
+                .handler(new EchoClientHandler(size, count, done, sent, echoed))
                 .connect(address).sync().channel();
         try {
             done.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -103,13 +119,18 @@ public final class EchoClient {
         private final int count;
         private final CompletableFuture<Void> done;
         private final byte[] sent;
+        private final CRC32 sentChecksum;
+        private final CRC32 echoedChecksum;
         private ByteBuf echoed;
         private int completed;
 
-        EchoClientHandler(int size, int count, CompletableFuture<Void> done) {
+        EchoClientHandler(int size, int count, CompletableFuture<Void> done, CRC32 sentChecksum,
+                CRC32 echoedChecksum) {
             this.count = count;
             this.done = done;
             this.sent = new byte[size];
+            this.sentChecksum = sentChecksum;
+            this.echoedChecksum = echoedChecksum;
         }
 
         @Override
@@ -133,6 +154,7 @@ public final class EchoClient {
                 fail(ctx, new IllegalStateException("more bytes came back than message " + completed + " had"));
                 return;
             }
+            echoedChecksum.update(msg.nioBuffer());
             echoed.writeBytes(msg);
             if (echoed.readableBytes() < sent.length) {
                 return;
@@ -151,6 +173,7 @@ public final class EchoClient {
 
         private void send(ChannelHandlerContext ctx) {
             ThreadLocalRandom.current().nextBytes(sent);
+            sentChecksum.update(sent);
             ctx.writeAndFlush(Unpooled.copiedBuffer(sent));
         }
 
