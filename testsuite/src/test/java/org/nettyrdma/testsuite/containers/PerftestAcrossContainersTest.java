@@ -24,7 +24,6 @@ import org.junit.jupiter.api.Test;
 import org.nettyrdma.testcontainers.RdmaContainer;
 import org.nettyrdma.testcontainers.RequiresRdmaDockerHost;
 import org.nettyrdma.testsuite.verbs.RdmaTestEnvironment;
-import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
 
 /** perftest's {@code ib_write_bw} with its server in one container and its client in another. */
@@ -33,31 +32,51 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 class PerftestAcrossContainersTest {
 
     private static final String PORT = "18515";
+    /**
+     * perftest reports 0.00 MB/s when its clock calibration fails ("Correlation coefficient r^2 <
+     * 0.9"), which happens now and then under emulation (docs/perftest-baseline.md): a pair of fresh
+     * containers tries again, up to this many times in all.
+     */
+    private static final int ATTEMPTS = 3;
     /** The line under perftest's header: size, iterations, peak and average MB/s, message rate. */
     private static final Pattern RESULT = Pattern.compile(
             "^\\s*65536\\s+(\\d+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s*$", Pattern.MULTILINE);
+
+    @Test
+    void writeBandwidthIsMeasuredBetweenContainers() {
+        double averageMBps = 0;
+        String log = "";
+        for (int attempt = 1; attempt <= ATTEMPTS && averageMBps == 0; attempt++) {
+            // The server serves one client and exits, so each attempt starts its own.
+            try (RdmaContainer<?> server = server(); RdmaContainer<?> client = client()) {
+                server.start();
+                client.start();
+                log = client.getLogs();
+                System.out.print(log);
+                Matcher result = RESULT.matcher(log);
+                String printed = log;
+                assertTrue(result.find(), () -> "ib_write_bw printed a result line: " + printed);
+                averageMBps = Double.parseDouble(result.group(3));
+                System.out.printf("ib_write_bw between containers, 64 KiB (attempt %d): %.2f MB/s%n", attempt,
+                        averageMBps);
+            }
+        }
+        String last = log;
+        assertTrue(averageMBps > 0, () -> "a bandwidth above 0 MB/s in " + ATTEMPTS + " attempts: " + last);
+    }
 
     /**
      * The server, ready once it says it waits for the client. perftest writes through stdio, which
      * holds back a pipe's output until the buffer fills: stdbuf makes it write each line.
      */
-    @Container
-    static final RdmaContainer<?> SERVER = ExampleImage.service(".*Waiting for client.*", "stdbuf", "-oL",
-            "ib_write_bw", "-R", "-F", "-d", device(), "-s", "65536", "-n", "200", "-p", PORT);
+    private static RdmaContainer<?> server() {
+        return ExampleImage.service(".*Waiting for client.*", "stdbuf", "-oL", "ib_write_bw", "-R", "-F",
+                "-d", device(), "-s", "65536", "-n", "200", "-p", PORT);
+    }
 
-    @Test
-    void writeBandwidthIsMeasuredBetweenContainers() {
-        try (RdmaContainer<?> client = ExampleImage.oneShot("ib_write_bw", "-R", "-F", "-d", device(),
-                "-s", "65536", "-n", "200", "-p", PORT, ExampleImage.address())) {
-            client.start();
-            String log = client.getLogs();
-            System.out.print(log);
-            Matcher result = RESULT.matcher(log);
-            assertTrue(result.find(), () -> "ib_write_bw printed a result line: " + log);
-            double averageMBps = Double.parseDouble(result.group(3));
-            System.out.printf("ib_write_bw between containers, 64 KiB: %.2f MB/s%n", averageMBps);
-            assertTrue(averageMBps > 0, () -> "a bandwidth above 0 MB/s: " + log);
-        }
+    private static RdmaContainer<?> client() {
+        return ExampleImage.oneShot("ib_write_bw", "-R", "-F", "-d", device(), "-s", "65536", "-n", "200",
+                "-p", PORT, ExampleImage.address());
     }
 
     private static String device() {
