@@ -17,6 +17,7 @@ package org.nettyrdma.example.echo;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -154,7 +155,10 @@ public final class EchoClient {
                 fail(ctx, new IllegalStateException("more bytes came back than message " + completed + " had"));
                 return;
             }
-            echoedChecksum.update(msg.nioBuffer());
+            // nioBuffers(): a composite piece is read in place, not merged into a copy first.
+            for (ByteBuffer piece : msg.nioBuffers()) {
+                echoedChecksum.update(piece);
+            }
             echoed.writeBytes(msg);
             if (echoed.readableBytes() < sent.length) {
                 return;
