@@ -24,13 +24,9 @@ import static org.nettyrdma.testsuite.verbs.ConnectedPair.handle;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.IbvMr;
@@ -42,6 +38,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
+import org.nettyrdma.testsuite.DeviceResources;
 
 /**
  * A type-2 memory window as the isolation of one connection's receive ring from the other
@@ -65,7 +62,6 @@ class MemoryWindowTest {
     private static final int WINDOW_LENGTH = 64 * 1024;
     private static final int LENGTH = 8192;
     private static final int SOURCE = 0;
-    private static final Pattern KERNEL_COUNT = Pattern.compile("\\b(pd|cq|qp|cm_id|mr) (\\d+)");
 
     @BeforeEach
     void requireDevice() {
@@ -195,7 +191,7 @@ class MemoryWindowTest {
      */
     @Test
     void bindOnceTheQpCanSendAndFreeTheWindowFirst() throws Exception {
-        Map<String, Integer> before = kernelCounts();
+        Map<String, Integer> before = DeviceResources.kernelCounts();
         Ring[] rings = new Ring[1];
         try (ConnectedPair pair = ConnectedPair.connect(2, null, server -> {
             Ring ring = new Ring(server.pd);
@@ -235,7 +231,7 @@ class MemoryWindowTest {
                 ring.close();
             }
         }
-        Map<String, Integer> after = kernelCounts();
+        Map<String, Integer> after = DeviceResources.kernelCounts();
         System.out.println("(f) rdma resource show, before the test " + before + ", after it " + after
                 + " (windows are not counted there: the PD's deallocation, refused while one is left, stands"
                 + " for them)");
@@ -279,22 +275,6 @@ class MemoryWindowTest {
 
     private static String hex(int value) {
         return "0x" + Integer.toHexString(value);
-    }
-
-    /** The kernel's counts of the test device's verbs objects ({@code rdma resource show}). */
-    private static Map<String, Integer> kernelCounts() throws IOException, InterruptedException {
-        String device = RdmaTestEnvironment.deviceName();
-        List<String> command = device != null ? List.of("rdma", "resource", "show", device)
-                : List.of("rdma", "resource", "show");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
-        assertEquals(0, process.waitFor(), () -> command + ": " + output);
-        Map<String, Integer> counts = new TreeMap<>();
-        Matcher matcher = KERNEL_COUNT.matcher(output.lines().findFirst().orElse(""));
-        while (matcher.find()) {
-            counts.put(matcher.group(1), Integer.valueOf(matcher.group(2)));
-        }
-        return counts;
     }
 
     /**

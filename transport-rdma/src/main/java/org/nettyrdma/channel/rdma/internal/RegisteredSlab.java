@@ -46,6 +46,13 @@ public final class RegisteredSlab {
     private static final Object TABLE_LOCK = new Object();
     private static final AtomicLong REGISTERED_BYTES = new AtomicLong();
     private static final AtomicInteger REGISTRATIONS = new AtomicInteger();
+    /**
+     * Registrations and deregistrations begun and ended, process-wide: a reader of the kernel's count of
+     * memory regions compares them around its reading to know that {@link #registrations()} matches it
+     * (the kernel's count moves inside the verbs call, this class's counter just after it).
+     */
+    private static final AtomicLong CHANGES_BEGUN = new AtomicLong();
+    private static final AtomicLong CHANGES_ENDED = new AtomicLong();
     /** Every slab, sorted by address; replaced, never modified, so lookups need no lock. */
     private static volatile RegisteredSlab[] table = new RegisteredSlab[0];
 
@@ -128,6 +135,16 @@ public final class RegisteredSlab {
     /** Returns the memory regions of all slabs on all devices, process-wide, until their pools release them. */
     public static int registrations() {
         return REGISTRATIONS.get();
+    }
+
+    /** Returns how many slab registrations and deregistrations have begun, process-wide. */
+    public static long changesBegun() {
+        return CHANGES_BEGUN.get();
+    }
+
+    /** Returns how many slab registrations and deregistrations have ended, process-wide. */
+    public static long changesEnded() {
+        return CHANGES_ENDED.get();
     }
 
     /** Returns the bytes registered by all slabs on all devices, process-wide. */
@@ -269,6 +286,7 @@ public final class RegisteredSlab {
     }
 
     private void deregister(Registration r) {
+        CHANGES_BEGUN.incrementAndGet();
         try {
             DisniNative.dispatcher()._deregMr(r.mr);
             REGISTERED_BYTES.addAndGet(-size);
@@ -278,6 +296,8 @@ public final class RegisteredSlab {
             // The pages stay pinned until the process ends; the counts keep showing them.
             RegisteredMemoryBudget.deregistrationFailed();
             logger.warn("deregistering {} bytes of allocator memory from {} failed", size, r.device, e);
+        } finally {
+            CHANGES_ENDED.incrementAndGet();
         }
     }
 
@@ -309,28 +329,38 @@ public final class RegisteredSlab {
                 // The buffer is copied into the connection's send buffer instead.
                 throw RegisteredMemoryBudget.refusal("a slab of the allocator", size);
             }
-            ByteBuffer keys = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
-            long keysAddress = MemoryUtils.getAddress(keys);
-            long mr;
+            CHANGES_BEGUN.incrementAndGet();
             try {
-                mr = DisniNative.dispatcher()._regMr(device.pd(), address, size, 0, keysAddress, keysAddress + 4,
-                        keysAddress + 8);
-            } catch (IOException | RuntimeException e) {
-                RegisteredMemoryBudget.release(size);
-                throw e;
+                return register(device);
+            } finally {
+                CHANGES_ENDED.incrementAndGet();
             }
-            if (mr <= 0) {
-                RegisteredMemoryBudget.release(size);
-                throw new IOException("registering " + size + " bytes of allocator memory with " + device
-                        + " failed");
-            }
-            Registration r = new Registration(device, mr, keys.getInt(0));
-            registrations = Arrays.copyOf(registrations, registrations.length + 1);
-            registrations[registrations.length - 1] = r;
-            REGISTERED_BYTES.addAndGet(size);
-            REGISTRATIONS.incrementAndGet();
-            last = r;
-            return r.lkey;
         }
+    }
+
+    /** Registers this slab with {@code device}; called holding this slab's lock. */
+    private int register(RdmaDevice device) throws IOException {
+        ByteBuffer keys = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
+        long keysAddress = MemoryUtils.getAddress(keys);
+        long mr;
+        try {
+            mr = DisniNative.dispatcher()._regMr(device.pd(), address, size, 0, keysAddress, keysAddress + 4,
+                    keysAddress + 8);
+        } catch (IOException | RuntimeException e) {
+            RegisteredMemoryBudget.release(size);
+            throw e;
+        }
+        if (mr <= 0) {
+            RegisteredMemoryBudget.release(size);
+            throw new IOException("registering " + size + " bytes of allocator memory with " + device
+                    + " failed");
+        }
+        Registration r = new Registration(device, mr, keys.getInt(0));
+        registrations = Arrays.copyOf(registrations, registrations.length + 1);
+        registrations[registrations.length - 1] = r;
+        REGISTERED_BYTES.addAndGet(size);
+        REGISTRATIONS.incrementAndGet();
+        last = r;
+        return r.lkey;
     }
 }

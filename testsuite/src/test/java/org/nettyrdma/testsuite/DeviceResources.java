@@ -13,7 +13,7 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-package org.nettyrdma.testsuite.transport;
+package org.nettyrdma.testsuite;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -48,7 +48,7 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  * pool keeps them, which a test does not decide: they are left out of the kernel's memory regions.
  * Both are process- or machine-wide, so a test compares the counts after it with those before it.
  */
-final class DeviceResources {
+public final class DeviceResources {
 
     /** The kernel's counts read from {@code rdma resource show}, each required on a device run. */
     private static final List<String> KERNEL_COUNTS = List.of("qp", "cq", "mr", "cm_id", "pd");
@@ -58,19 +58,21 @@ final class DeviceResources {
      */
     private static final String PROTECTION_DOMAINS = "pd";
     private static final long SETTLE_MILLIS = 10_000;
+    /** Readings of the kernel's counts tried before one that no slab change overlapped is given up on. */
+    private static final int SLAB_READ_ATTEMPTS = 20;
 
     private DeviceResources() {
     }
 
     /** The counts at one moment. */
-    record Snapshot(int registrations, int completionQueues, Map<String, Integer> kernel) {
+    public record Snapshot(int registrations, int completionQueues, Map<String, Integer> kernel) {
         @Override
         public String toString() {
             return "transport: " + registrations + " MRs, " + completionQueues + " CQs; kernel: " + kernel;
         }
     }
 
-    static Snapshot snapshot() {
+    public static Snapshot snapshot() {
         Map<String, Integer> kernel = kernelCounts();
         kernel.remove(PROTECTION_DOMAINS);
         return new Snapshot(RegisteredBuffer.liveRegistrations(), CompletionQueue.liveCount(), kernel);
@@ -80,7 +82,7 @@ final class DeviceResources {
      * Asserts that the counts are back where {@code before} found them. Destroying is synchronous in
      * the transport, but waiting a moment for the kernel's books costs nothing when all is well.
      */
-    static void assertNoneLeftSince(Snapshot before) throws InterruptedException {
+    public static void assertNoneLeftSince(Snapshot before) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_MILLIS);
         Snapshot after = snapshot();
         while (!after.equals(before) && System.nanoTime() - deadline < 0) {
@@ -100,14 +102,37 @@ final class DeviceResources {
      *
      * @throws AssertionError on a device run when the {@code rdma} tool gives no such counts
      */
-    static Map<String, Integer> kernelCounts() {
+    public static Map<String, Integer> kernelCounts() {
+        return kernelCounts(true);
+    }
+
+    private static Map<String, Integer> kernelCounts(boolean withoutSlabs) {
         if (!deviceRun()) {
             return new LinkedHashMap<>();
         }
         String device = System.getenv("RDMA_TEST_DEVICE");
         List<String> command = device != null ? List.of("rdma", "resource", "show", device)
                 : List.of("rdma", "resource", "show");
-        Result result = run(command);
+        // The allocator deregisters idle slabs on a timer thread at any moment: the slabs are subtracted
+        // only from a reading during which no slab was registered or deregistered, or the kernel's
+        // count and the allocator's would come from either side of such a change.
+        Result result;
+        int slabs;
+        int attempts = 0;
+        while (true) {
+            long begun = RegisteredSlab.changesBegun();
+            boolean steady = RegisteredSlab.changesEnded() == begun;
+            result = run(command);
+            slabs = RegisteredSlab.registrations();
+            if (steady && RegisteredSlab.changesBegun() == begun) {
+                break;
+            }
+            if (++attempts == SLAB_READ_ATTEMPTS) {
+                throw new AssertionError("the allocator registered or deregistered slabs during each of "
+                        + attempts + " readings of the kernel's counts");
+            }
+            sleepUninterruptibly(50);
+        }
         // "0: rxe0: pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0", one line per device: the first one.
         String[] words = result.output().lines().findFirst().orElse("").trim().split("\\s+");
         Map<String, Integer> found = new HashMap<>();
@@ -126,7 +151,10 @@ final class DeviceResources {
             }
             counts.put(name, count);
         }
-        counts.computeIfPresent("mr", (name, count) -> count - RegisteredSlab.registrations());
+        if (withoutSlabs) {
+            int allocatorRegions = slabs;
+            counts.computeIfPresent("mr", (name, count) -> count - allocatorRegions);
+        }
         // A device's sentinel id lives as long as the device is open in the process, not a test.
         counts.computeIfPresent("cm_id", (name, count) -> count - RdmaDevice.sentinelIds());
         return counts;
@@ -138,9 +166,17 @@ final class DeviceResources {
      *
      * @throws AssertionError on a device run when the {@code rdma} tool gives no such count
      */
-    static int kernelMemoryRegions() {
-        Integer withoutSlabs = kernelCounts().get("mr");
-        return withoutSlabs != null ? withoutSlabs + RegisteredSlab.registrations() : -1;
+    public static int kernelMemoryRegions() {
+        Integer regions = kernelCounts(false).get("mr");
+        return regions != null ? regions : -1;
+    }
+
+    private static void sleepUninterruptibly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Returns {@code true} where the tests have a device to count: the VM and a real RDMA host set these. */
