@@ -242,7 +242,7 @@ final class RdmaConnection implements CompletionListener {
 
     /** Returns {@code true} while posted sends have not completed. */
     boolean hasOutstandingSends() {
-        return sender.hasOutstandingSends();
+        return sender.outstanding() != 0;
     }
 
     /**

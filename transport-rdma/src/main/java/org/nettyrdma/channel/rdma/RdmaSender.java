@@ -77,12 +77,6 @@ final class RdmaSender {
     private int maxCopiedWrite;
     /** The sequence number of this side's {@code HELLO} once it is posted; -1 before. */
     private long helloSequence = -1;
-    /** Outbound bytes staged and posted, whose work requests have not completed. */
-    private long inFlightBytes;
-    /** Outbound bytes whose work requests completed (removed from the outbound buffer). */
-    private long sentBytes;
-    /** Set while completed bytes are being removed from the outbound buffer. */
-    private boolean removingSentBytes;
     private boolean closed;
 
     RdmaSender(RdmaDevice device, long qp, int maxInline, int sendDepth, int sendBufferSize, CreditReturn owed,
@@ -97,7 +91,7 @@ final class RdmaSender {
         ledger = new SendLedger(sendDepth);
     }
 
-    /** Takes the registered send buffer into use. */
+    /** Takes the registered send buffer into use (with this side's {@code HELLO}). */
     void open(RegisteredBuffer buffer) {
         sendBuffer = buffer;
         sendView = Unpooled.wrappedBuffer(buffer.buffer());
@@ -153,6 +147,11 @@ final class RdmaSender {
         maxCopiedWrite = Math.min(maxWrite(), sendBufferSize / 4);
     }
 
+    /** The largest payload of one Write: a quarter of the peer's ring, so returns always unblock it. */
+    private int maxWrite() {
+        return peer.ringSize() / 4;
+    }
+
     /** Accounts for the slots and ring bytes the peer returned in a header. */
     void creditsReturned(int slots, int ringBytes) throws RdmaProtocolException {
         credits.onReturned(slots, ringBytes);
@@ -166,17 +165,17 @@ final class RdmaSender {
      * @return {@code false} if it did not flush: sent bytes are being removed, or it closed meanwhile
      */
     boolean flush(ChannelOutboundBuffer in) throws Exception {
-        if (closed || removingSentBytes) {
+        if (closed || flushed.isRemoving()) {
             return false;
         }
-        if (inFlightBytes == 0) {
+        if (!flushed.hasInFlight()) {
             // Empty writes at the head wait for nothing: complete them now.
-            removeSent(in, 0);
+            flushed.removeSent(in, 0);
             if (closed) {
                 return false;
             }
         }
-        flushed.load(in, inFlightBytes);
+        flushed.load(in);
         try {
             while (flushed.hasRemaining()) {
                 if (ledger.isFull()) {
@@ -210,17 +209,7 @@ final class RdmaSender {
 
     /** Takes the messages whose {@code units} completed out of {@code in}; listeners may not flush meanwhile. */
     void removeSent(ChannelOutboundBuffer in, long units) {
-        removingSentBytes = true;
-        try {
-            FlushedBytes.removeCompleted(in, units);
-        } finally {
-            removingSentBytes = false;
-        }
-    }
-
-    /** The largest payload of one Write: a quarter of the peer's ring, so returns always unblock it. */
-    private int maxWrite() {
-        return peer.ringSize() / 4;
+        flushed.removeSent(in, units);
     }
 
     private boolean stageWrite() throws IOException {
@@ -258,7 +247,7 @@ final class RdmaSender {
     private void addWrite(long address, int length, int lkey, boolean copied) {
         counters.wrote(length, copied);
         long ringOffset = credits.reserveRing(length);
-        inFlightBytes += flushed.takeStagedUnits();
+        flushed.posted();
         credits.consumeSlot();
         chain.addSend(ledger.next(), WorkRequests.OPCODE_RDMA_WRITE_WITH_IMM, 0, address, length, lkey,
                 peer.ringAddress() + ringOffset, peer.ringKey(), (int) ringOffset);
@@ -284,7 +273,7 @@ final class RdmaSender {
             payload += flushed.copyCurrent(sendView, offset + HEADER_SIZE + payload, length);
         }
         counters.sent(payload);
-        inFlightBytes += flushed.takeStagedUnits();
+        flushed.posted();
         staging.giveBack(room - payload);
         sendView.writerIndex(offset);
         MessageHeader.encode(sendView, RdmaProtocol.TYPE_DATA, owed.takeSlots(), owed.takeRingBytes(), payload);
@@ -357,7 +346,7 @@ final class RdmaSender {
 
     /** Records where the send buffer and the outbound bytes stand after the request just added. */
     private void mark() {
-        ledger.add(staging.mark(), sentBytes + inFlightBytes);
+        ledger.add(staging.mark(), flushed.mark());
     }
 
     /** Posts the chain, its last request signaled: a completion covers every request up to its own. */
@@ -375,11 +364,6 @@ final class RdmaSender {
         return ledger.outstanding();
     }
 
-    /** Returns {@code true} while posted sends have not completed. */
-    boolean hasOutstandingSends() {
-        return ledger.outstanding() != 0;
-    }
-
     /**
      * Accounts for the successful completion of request {@code sequence}: frees its send space and
      * takes the bytes it delivered out of {@code in} ({@code null} once the channel closed), which
@@ -390,20 +374,9 @@ final class RdmaSender {
             return;
         }
         staging.returnTo(ledger.stagingMark(sequence));
-        int sent = (int) (ledger.outboundMark(sequence) - sentBytes);
-        if (sent > 0) {
-            // Removing the messages completes promises, whose listeners may write and flush. Until
-            // the removal is done the outbound buffer and the in-flight count disagree, so a flush then
-            // would send bytes twice or skip some: it waits for the connection's writeSpaceAvailable.
-            try {
-                if (in != null && !closed) {
-                    removeSent(in, sent);
-                }
-            } finally {
-                sentBytes += sent;
-                inFlightBytes -= sent;
-            }
-        }
+        // Removing the messages completes promises, whose listeners may write and flush: such a flush
+        // waits for the connection's writeSpaceAvailable (FlushedBytes.isRemoving()).
+        flushed.delivered(closed ? null : in, ledger.outboundMark(sequence));
     }
 
     /**
