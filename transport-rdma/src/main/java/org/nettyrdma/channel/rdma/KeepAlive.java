@@ -18,7 +18,8 @@ package org.nettyrdma.channel.rdma;
 /**
  * The keep-alive's view of a connection (SO_KEEPALIVE): whether anything completed between two
  * looks, so that only a connection that was idle for a whole period is probed. The probe itself is
- * {@link RdmaSender#probe()}; its own completion is no sign of the peer's activity.
+ * {@link RdmaSender#probe()}; its own completion is no sign of the peer's activity
+ * (docs/decisions.md#keep-alive).
  *
  * <p>Not thread-safe: used on the channel's event loop only.
  */

@@ -224,8 +224,9 @@ final class QueuePairResources {
      * reaches nothing any more, then the queue pair, so the device reaches nothing any more, then the
      * registrations in the reverse order of their making, and last the completion queue entries. The
      * window goes before the queue pair because rxe keeps a bound window's queue pair alive: destroying
-     * the queue pair first waits for the window, for tens of seconds. The ring's memory outlives this
-     * while buffers handed up over it are not released ({@link RegisteredBuffer}).
+     * the queue pair first waits for the window, for tens of seconds (docs/decisions.md#teardown-order).
+     * The ring's memory outlives this while buffers handed up over it are not released
+     * ({@link RegisteredBuffer}).
      */
     void close() {
         if (closed) {

@@ -46,7 +46,8 @@ import org.nettyrdma.channel.rdma.internal.WorkRequests;
  * own writes. A Send's payload is copied out of its slot, and the slot is posted again once all of it
  * was read; a region of the ring is handed up where the Write put it, in a buffer that holds the
  * region until released. A slot is credited to the peer only once it is posted again: a Send that
- * finds no receive posted waits for the queue pair's RNR retry.
+ * finds no receive posted waits for the queue pair's RNR retry
+ * (docs/decisions.md#credit-posted-receives-only).
  *
  * <p>Used on the channel's event loop only, except the release of ring regions handed up, which may
  * happen on any thread and comes back to the loop.

@@ -42,7 +42,7 @@ import org.nettyrdma.channel.rdma.internal.WorkRequests;
  * <p>Writes up to the peer's slot size travel as Sends, all that fit of one flush in one Send, copied
  * into the registered send buffer (inline where the queue pair allows). Larger ones travel as RDMA
  * Writes with immediate into the peer's ring: read where they are if they lie in registered memory
- * ({@link RdmaByteBufAllocator}), copied otherwise. One flush is one post of a chain; which requests
+ * ({@link RdmaByteBufAllocator}), copied otherwise (docs/decisions.md#send-or-write). One flush is one post of a chain; which requests
  * of it are signaled is {@link SendSignals}' choice, and the {@link SendLedger} keeps what each
  * completion frees. Headers carry the credits this side owes the peer ({@link CreditReturn}).
  *

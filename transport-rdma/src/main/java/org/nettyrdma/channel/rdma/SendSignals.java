@@ -24,7 +24,7 @@ package org.nettyrdma.channel.rdma;
  * flushed writes out of the outbound buffer instead of the whole window at once: a writer refills in
  * small steps while the rest is on the wire, and the recycled outbound entries and buffers it takes
  * back at each step stay few enough for the recyclers' thread-local batches (larger swings spill into
- * their queues, whose chunks are garbage). The figure is in docs/benchmark.md.
+ * their queues, whose chunks are garbage (docs/decisions.md#signal-interval).
  *
  * <p>Not thread-safe: used on the channel's event loop only.
  */
