@@ -31,8 +31,8 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  * only during one.
  *
  * <p>Progress is counted in units: a {@link ByteBuf}'s unit is a byte, a {@link TrackedFileRegion}'s
- * is its own {@code transferred()} unit. The connection's in-flight and completed counters are in
- * units, so {@link #removeCompleted} can take completed messages out of the buffer.
+ * is its own {@code transferred()} unit. Units staged and posted are in flight until the work request
+ * that carries them completes; then {@link #delivered} takes them out of the outbound buffer.
  *
  * <p>Not thread-safe: used on the channel's event loop only.
  */
@@ -49,13 +49,67 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
     private long skip;
     private long stagedUnits;
     private long currentAddress;
+    /** Units staged and posted whose work requests have not completed. */
+    private long inFlightUnits;
+    /** Units whose work requests completed: taken out of the outbound buffer. */
+    private long deliveredUnits;
+    /** Set while delivered units are being taken out of the outbound buffer. */
+    private boolean removing;
 
-    /** Collects the flushed messages of {@code in}, skipping the first {@code inFlight} units. */
-    void load(ChannelOutboundBuffer in, long inFlight) throws Exception {
+    /** Collects the flushed messages of {@code in}, skipping the units already in flight. */
+    void load(ChannelOutboundBuffer in) throws Exception {
         count = 0;
         current = 0;
-        skip = inFlight;
+        skip = inFlightUnits;
         in.forEachFlushedMessage(this);
+    }
+
+    /** Returns {@code true} if staged units wait for their work requests. */
+    boolean hasInFlight() {
+        return inFlightUnits != 0;
+    }
+
+    /**
+     * Returns {@code true} while delivered messages are being taken out of the outbound buffer: their
+     * promises' listeners may flush, and until the removal is done the buffer and the in-flight count
+     * disagree, so a flush then would send bytes twice or skip some.
+     */
+    boolean isRemoving() {
+        return removing;
+    }
+
+    /** Returns the units delivered once every request posted so far completed: a send request's mark. */
+    long mark() {
+        return deliveredUnits + inFlightUnits;
+    }
+
+    /**
+     * Accounts for the completion of the request whose {@link #mark()} was {@code mark}: its units are
+     * delivered, and leave {@code in} ({@code null} if the channel has none any more).
+     */
+    void delivered(ChannelOutboundBuffer in, long mark) {
+        long units = mark - deliveredUnits;
+        if (units <= 0) {
+            return;
+        }
+        try {
+            if (in != null) {
+                removeSent(in, units);
+            }
+        } finally {
+            deliveredUnits += units;
+            inFlightUnits -= units;
+        }
+    }
+
+    /** Takes the messages whose {@code units} completed out of {@code in}; listeners may not flush meanwhile. */
+    void removeSent(ChannelOutboundBuffer in, long units) {
+        removing = true;
+        try {
+            removeCompleted(in, units);
+        } finally {
+            removing = false;
+        }
     }
 
     @Override
@@ -177,11 +231,10 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
         return target.written();
     }
 
-    /** Returns the units staged since the last call. */
-    long takeStagedUnits() {
-        long units = stagedUnits;
+    /** Puts the units staged since the last call in flight: the request that carries them is added. */
+    void posted() {
+        inFlightUnits += stagedUnits;
         stagedUnits = 0;
-        return units;
     }
 
     /** Drops the references to the outbound buffer's messages. */
@@ -198,7 +251,7 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
      * Takes the messages whose {@code units} completed out of {@code in}, with their progress, and
      * then every empty message at its head (an empty write has nothing to wait for).
      */
-    static void removeCompleted(ChannelOutboundBuffer in, long units) {
+    private static void removeCompleted(ChannelOutboundBuffer in, long units) {
         for (;;) {
             Object msg = in.current();
             if (msg instanceof ByteBuf) {

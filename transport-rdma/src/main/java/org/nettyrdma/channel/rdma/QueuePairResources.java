@@ -59,66 +59,61 @@ final class QueuePairResources {
     private final CompletionQueue cq;
     private final int cqEntries;
     private final long id;
-    private final RegisteredBuffer receiveSlots;
-    private final long qp;
-    private final int qpNum;
-    private final int maxInline;
+    private RegisteredBuffer receiveSlots;
+    /** The {@code ibv_qp*}; 0 until created. */
+    private long qp;
+    private int qpNum;
+    private int maxInline;
     private RegisteredBuffer ring;
     private long window;
     private int ringKey;
     private RegisteredBuffer sendBuffer;
     private boolean closed;
 
-    private QueuePairResources(RdmaDevice device, CompletionQueue cq, int cqEntries, long id,
-                               RegisteredBuffer receiveSlots, long qp, int qpNum, int maxInline) {
-        this.device = device;
+    private QueuePairResources(CompletionQueue cq, int cqEntries, long id) {
+        this.device = cq.device();
         this.cq = cq;
         this.cqEntries = cqEntries;
         this.id = id;
-        this.receiveSlots = receiveSlots;
-        this.qp = qp;
-        this.qpNum = qpNum;
-        this.maxInline = maxInline;
     }
 
     /**
      * Registers the receive slots and creates the queue pair on {@code id}, with {@code cqEntries}
-     * already reserved in {@code cq}; on failure frees what it made and that reservation.
+     * already reserved in {@code cq}: the result owns that reservation. All or nothing: on failure
+     * whatever was made is freed, in reverse order, and the reservation is returned.
      */
     static QueuePairResources create(CompletionQueue cq, int cqEntries, long id, int slots, int slotSize,
                                      int sendDepth, int maxInlineData, int ringSize, int sendSize) throws IOException {
-        RdmaDevice device = cq.device();
+        QueuePairResources resources = new QueuePairResources(cq, cqEntries, id);
+        boolean created = false;
+        try {
+            resources.open(slots, slotSize, sendDepth, maxInlineData, ringSize, sendSize);
+            created = true;
+            return resources;
+        } finally {
+            if (!created) {
+                resources.close();
+            }
+        }
+    }
+
+    /** Makes the slots and the queue pair, each stored as soon as it exists so that {@link #close()} frees it. */
+    private void open(int slots, int slotSize, int sendDepth, int maxInlineData, int ringSize, int sendSize)
+            throws IOException {
         // A connection the limit cannot hold is refused now, with the reason, rather than after the
         // peer's HELLO. Only the slots are reserved until then: a peer that never speaks holds no more.
         long connection = (long) slots * slotSize + ringSize + sendSize;
         if (!RegisteredMemoryBudget.hasRoom(connection)) {
-            cq.unreserve(cqEntries);
             throw RegisteredMemoryBudget.refusal("a connection", connection);
         }
-        RegisteredBuffer slotsMemory = null;
-        try {
-            slotsMemory = new RegisteredBuffer(device, slots * slotSize, RegisteredBuffer.LOCAL_WRITE,
-                    "the receive slots of a connection");
-            ByteBuffer cap = ByteBuffer.allocateDirect(RdmaNative.QP_CAP_SIZE).order(ByteOrder.nativeOrder());
-            long qp = createQp(device, cq, id, cap, slots, sendDepth, maxInlineData);
-            // A device may grant more than was asked (rxe reports room for one SGE, 16 bytes, when 0
-            // was asked); what the user asked for still bounds it, so that 0 means none.
-            int granted = Math.min(maxInlineData, cap.getInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET));
-            int qpNum;
-            try {
-                qpNum = DisniNative.dispatcher()._getQpNum(qp);
-            } catch (IOException e) {
-                DisniNative.dispatcher()._destroyQP(id);
-                throw e;
-            }
-            return new QueuePairResources(device, cq, cqEntries, id, slotsMemory, qp, qpNum, granted);
-        } catch (IOException | RuntimeException e) {
-            if (slotsMemory != null) {
-                slotsMemory.close();
-            }
-            cq.unreserve(cqEntries);
-            throw e;
-        }
+        receiveSlots = new RegisteredBuffer(device, slots * slotSize, RegisteredBuffer.LOCAL_WRITE,
+                "the receive slots of a connection");
+        ByteBuffer cap = ByteBuffer.allocateDirect(RdmaNative.QP_CAP_SIZE).order(ByteOrder.nativeOrder());
+        qp = createQp(device, cq, id, cap, slots, sendDepth, maxInlineData);
+        // A device may grant more than was asked (rxe reports room for one SGE, 16 bytes, when 0
+        // was asked); what the user asked for still bounds it, so that 0 means none.
+        maxInline = Math.min(maxInlineData, cap.getInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET));
+        qpNum = verbs._getQpNum(qp);
     }
 
     /**
@@ -149,27 +144,14 @@ final class QueuePairResources {
 
     /**
      * Registers the ring of {@code ringSize} bytes with its memory window and the send buffer of
-     * {@code sendSize} bytes; on failure frees what it made.
+     * {@code sendSize} bytes. On failure the connection fails, and {@link #close()} frees what was made.
      */
     void openBuffers(int ringSize, int sendSize) throws IOException {
-        RegisteredBuffer ringMemory = null;
-        long mw = 0;
-        RegisteredBuffer sendMemory = null;
-        try {
-            ringMemory = new RegisteredBuffer(device, ringSize, RegisteredBuffer.LOCAL_WRITE | RegisteredBuffer.MW_BIND,
-                    "the receive ring of a connection");
-            mw = RdmaNative.allocMw(device.pd());
-            sendMemory = new RegisteredBuffer(device, sendSize, 0, "the send buffer of a connection");
-        } catch (IOException | RuntimeException e) {
-            deallocWindow(mw);
-            if (ringMemory != null) {
-                ringMemory.close();
-            }
-            throw e;
-        }
-        ring = ringMemory;
-        window = mw;
-        sendBuffer = sendMemory;
+        // Each is stored as soon as it exists: close() frees what a failure here leaves.
+        ring = new RegisteredBuffer(device, ringSize, RegisteredBuffer.LOCAL_WRITE | RegisteredBuffer.MW_BIND,
+                "the receive ring of a connection");
+        window = RdmaNative.allocMw(device.pd());
+        sendBuffer = new RegisteredBuffer(device, sendSize, 0, "the send buffer of a connection");
     }
 
     /**
@@ -224,7 +206,7 @@ final class QueuePairResources {
 
     /** Returns the registered bytes held now. */
     long registeredBytes() {
-        return (long) receiveSlots.size() + (ring != null ? ring.size() : 0)
+        return (long) (receiveSlots != null ? receiveSlots.size() : 0) + (ring != null ? ring.size() : 0)
                 + (sendBuffer != null ? sendBuffer.size() : 0);
     }
 
@@ -238,30 +220,42 @@ final class QueuePairResources {
     }
 
     /**
-     * Frees the window first, so the peer reaches nothing any more, then the queue pair, then the
-     * registrations, and returns the completion queue entries. The window goes before the queue pair
-     * because rxe keeps a bound window's queue pair alive: destroying the queue pair first waits for
-     * the window, for tens of seconds. The ring's memory outlives this while buffers handed up over it
-     * are not released ({@link RegisteredBuffer}).
+     * Frees everything this holds, once, whatever part of it was made: the window first, so the peer
+     * reaches nothing any more, then the queue pair, so the device reaches nothing any more, then the
+     * registrations in the reverse order of their making, and last the completion queue entries. The
+     * window goes before the queue pair because rxe keeps a bound window's queue pair alive: destroying
+     * the queue pair first waits for the window, for tens of seconds (docs/decisions.md#teardown-order).
+     * The ring's memory outlives this while buffers handed up over it are not released
+     * ({@link RegisteredBuffer}).
      */
     void close() {
         if (closed) {
             return;
         }
         closed = true;
-        deallocWindow(window);
-        window = 0;
-        int result = verbs._destroyQP(id);
-        if (result != 0) {
-            logger.warn("qp {}: rdma_destroy_qp returned {}", qpNum, result);
+        try {
+            deallocWindow(window);
+            window = 0;
+            if (qp != 0) {
+                int result = verbs._destroyQP(id);
+                if (result != 0) {
+                    logger.warn("qp {}: rdma_destroy_qp returned {}", qpNum, result);
+                }
+            }
+        } finally {
+            try {
+                closeBuffer(sendBuffer);
+                closeBuffer(ring);
+                closeBuffer(receiveSlots);
+            } finally {
+                cq.unreserve(cqEntries);
+            }
         }
-        cq.unreserve(cqEntries);
-        receiveSlots.close();
-        if (ring != null) {
-            ring.close();
-        }
-        if (sendBuffer != null) {
-            sendBuffer.close();
+    }
+
+    private static void closeBuffer(RegisteredBuffer buffer) {
+        if (buffer != null) {
+            buffer.close();
         }
     }
 

@@ -116,7 +116,7 @@ public final class CreditReturn {
         // with less than a quarter unreturned one fits after the peer's position or at offset 0
         // (RingCreditTest); more unreturned means the pipeline holds it, and the peer goes on in
         // Sends. Returning everything whenever the pipeline held nothing sent a CREDIT for nearly
-        // every 64 KiB Write of a stream (docs/benchmark.md, "Ring credit by the quarter").
+        // every Write of a stream (docs/decisions.md#ring-credit).
         return owedRingBytes >= ring.size() / 4;
     }
 }

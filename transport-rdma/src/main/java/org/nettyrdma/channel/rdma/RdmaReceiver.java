@@ -1,0 +1,343 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.HEADER_SIZE;
+
+import java.io.IOException;
+import java.util.concurrent.RejectedExecutionException;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoop;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.nettyrdma.channel.rdma.internal.CreditReturn;
+import org.nettyrdma.channel.rdma.internal.HelloMessage;
+import org.nettyrdma.channel.rdma.internal.MessageHeader;
+import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.internal.ReceiveRing;
+import org.nettyrdma.channel.rdma.internal.RegionByteBuf;
+import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
+import org.nettyrdma.channel.rdma.internal.WorkRequests;
+
+/**
+ * The receive side of one connection (docs/protocol.md): the receive slots and their work requests,
+ * the ring the peer writes into, the queue of received messages waiting for the pipeline, and the
+ * credits this side owes the peer for slots reposted and ring space freed ({@link CreditReturn}).
+ *
+ * <p>A message's header (the credits it returns) is taken when it arrives, its payload when the
+ * pipeline reads, so a reader that stops reading stops the sender without stopping credits for its
+ * own writes. A Send's payload is copied out of its slot, and the slot is posted again once all of it
+ * was read; a region of the ring is handed up where the Write put it, in a buffer that holds the
+ * region until released. A slot is credited to the peer only once it is posted again: a Send that
+ * finds no receive posted waits for the queue pair's RNR retry
+ * (docs/decisions.md#credit-posted-receives-only).
+ *
+ * <p>Used on the channel's event loop only, except the release of ring regions handed up, which may
+ * happen on any thread and comes back to the loop.
+ */
+final class RdmaReceiver {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaReceiver.class);
+
+    /** Receive work requests carry this bit in their id, with their slot; send requests carry a sequence number. */
+    private static final long RECEIVE_TAG = 1L << 62;
+    private static final int WC_RECV = 128;
+    private static final int WC_RECV_RDMA_WITH_IMM = 129;
+    /** Requests of one chain, posted with one call. */
+    private static final int CHAIN = 32;
+
+    /** {@link #onReceive} result: the peer's {@code HELLO}, in {@link #peerHello()}. */
+    static final int RECEIVED_HELLO = 0;
+    /** {@link #onReceive} result: a Write's data, queued for the pipeline. */
+    static final int RECEIVED_WRITE = 1;
+    /** {@link #onReceive} result: a Send queued for the pipeline; its header in {@link #header()}. */
+    static final int RECEIVED_SEND = 2;
+    /** {@link #onReceive} result: a {@code CREDIT}, nothing queued; its header in {@link #header()}. */
+    static final int RECEIVED_CREDIT = 3;
+
+    /** What the receiver tells its connection outside a completion. */
+    interface Listener {
+        /** Ring space came back on the loop: a {@code CREDIT} may be due. */
+        void ringSpaceFreed();
+
+        /** Posting receives failed: the connection is broken. */
+        void receiveFailed(IOException cause);
+    }
+
+    private final Listener listener;
+    private final ConnectionCounters counters;
+    private final EventLoop eventLoop;
+    private final long qp;
+    private final int qpNum;
+    private final int slots;
+    private final int slotSize;
+    private final RegisteredBuffer receiveSlots;
+    private final ByteBuf slotView;
+    private final WorkRequests chain = WorkRequests.receives(CHAIN);
+    private final ReceiveRing ringBook;
+    private final CreditReturn owed;
+    private final MessageHeader header = new MessageHeader();
+    private final InboundQueue inbound = new InboundQueue();
+    /** The ring, registered when this side sends its {@code HELLO}; null before. */
+    private RegisteredBuffer ring;
+    /** Made with the ring: every buffer handed up over it gives its region back through it. */
+    private RegionByteBuf.Releaser regionReleaser;
+    private HelloMessage peer;
+    /** Slots of the peer's in the chain, not posted yet, so not credited yet. */
+    private int unpostedReturns;
+    /** Receive requests posted whose completion has not arrived. */
+    private int postedReceives;
+    private boolean closed;
+
+    RdmaReceiver(Listener listener, EventLoop eventLoop, QueuePairResources resources, int slots, int slotSize,
+                 int ringSize, ConnectionCounters counters) {
+        this.listener = listener;
+        this.counters = counters;
+        this.eventLoop = eventLoop;
+        this.qp = resources.qp();
+        this.qpNum = resources.qpNum();
+        this.slots = slots;
+        this.slotSize = slotSize;
+        this.receiveSlots = resources.receiveSlots();
+        slotView = Unpooled.wrappedBuffer(receiveSlots.buffer());
+        ringBook = new ReceiveRing(ringSize);
+        owed = new CreditReturn(slots, ringBook);
+    }
+
+    /** Returns the credits this side owes the peer, which the sender's headers carry. */
+    CreditReturn owed() {
+        return owed;
+    }
+
+    /** Returns {@code true} if {@code wrId} is a receive request's. */
+    static boolean isReceive(long wrId) {
+        return (wrId & RECEIVE_TAG) != 0;
+    }
+
+    /**
+     * Posts a receive in every slot: before the connection is established, so no Send from the peer
+     * can find no receive.
+     */
+    void postAll() throws IOException {
+        for (int slot = 0; slot < slots; slot++) {
+            if (chain.isFull()) {
+                postReceives();
+            }
+            addReceive(slot);
+        }
+        postReceives();
+    }
+
+    /** Takes the registered ring into use, as this side's {@code HELLO} announces it. */
+    void open(RegisteredBuffer ringMemory) {
+        ring = ringMemory;
+        regionReleaser = token -> releaseRegion(ringMemory, token);
+    }
+
+    /** Returns the peer's {@code HELLO}, once {@link #onReceive} returned {@link #RECEIVED_HELLO}. */
+    HelloMessage peerHello() {
+        return peer;
+    }
+
+    /** Returns the header of the last Send received. */
+    MessageHeader header() {
+        return header;
+    }
+
+    /** Returns the receive requests posted whose completion has not arrived. */
+    int outstanding() {
+        return postedReceives;
+    }
+
+    /** Accounts for the completion of a receive request, successful or not. */
+    void completed() {
+        postedReceives--;
+    }
+
+    /**
+     * Takes the successful receive completion of request {@code wrId}.
+     *
+     * @return what it brought: {@link #RECEIVED_HELLO}, {@link #RECEIVED_WRITE}, {@link #RECEIVED_SEND}
+     *         or {@link #RECEIVED_CREDIT}
+     * @throws IOException if the peer broke the protocol, or reposting failed
+     */
+    int onReceive(long wrId, int opcode, int byteLength, int immediate) throws IOException {
+        int slot = (int) (wrId & ~RECEIVE_TAG);
+        if (slot < 0 || slot >= slots) {
+            throw new IllegalStateException("receive completion for unknown slot " + slot);
+        }
+        owed.onPeerUsedSlot();
+        if (opcode == WC_RECV_RDMA_WITH_IMM) {
+            if (peer == null) {
+                throw new RdmaProtocolException("RDMA Write before HELLO");
+            }
+            long token = ringBook.accept(immediate, byteLength);
+            counters.receivedWrite(byteLength);
+            // The Write consumed a receive but left its slot untouched: post it again at once.
+            returnSlot(slot);
+            postReceives();
+            inbound.addRegion(immediate, byteLength, token);
+            return RECEIVED_WRITE;
+        }
+        if (opcode != WC_RECV) {
+            throw new IllegalStateException("unexpected receive opcode " + opcode);
+        }
+        int base = slot * slotSize;
+        if (peer == null) {
+            peer = HelloMessage.decode(slotView, base, byteLength);
+            logger.debug("qp {}: the peer's HELLO arrived", qpNum);
+            returnSlot(slot);
+            postReceives();
+            return RECEIVED_HELLO;
+        }
+        header.decode(slotView, base, byteLength);
+        if (header.type() == RdmaProtocol.TYPE_CREDIT) {
+            returnSlot(slot);
+            postReceives();
+            return RECEIVED_CREDIT;
+        }
+        if (header.type() == RdmaProtocol.TYPE_DATA) {
+            counters.receivedSend(header.payloadLength());
+        }
+        inbound.addSlot(header.type(), slot, base + HEADER_SIZE, header.payloadLength());
+        return RECEIVED_SEND;
+    }
+
+    /** Returns {@code true} if messages wait to be read. */
+    boolean hasInbound() {
+        return !inbound.isEmpty();
+    }
+
+    /** Returns {@code true} if the next message is the peer's {@code SHUTDOWN_OUTPUT} or {@code CLOSE}. */
+    boolean endOfInputIsNext() {
+        return inbound.endOfInputIsNext();
+    }
+
+    /**
+     * Takes the next piece of received data, at most {@code handle.guess()} bytes as a stream
+     * transport reads (a piece of a ring region is handed up where it landed, in a recycled buffer that
+     * holds the region until released; a Send's payload is copied into a buffer from {@code handle},
+     * and its slot is posted again once all of it was read), or an {@code Integer} with the type of a
+     * {@code SHUTDOWN_OUTPUT} or {@code CLOSE}, or {@code null}.
+     */
+    Object readInbound(RecvByteBufAllocator.Handle handle, ByteBufAllocator alloc) {
+        InboundQueue.Message message = inbound.peek();
+        if (message == null) {
+            return null;
+        }
+        if (message.type() != RdmaProtocol.TYPE_DATA) {
+            int type = message.type();
+            returnSlot(message.slot());
+            inbound.recycle();
+            return type;
+        }
+        int remaining = message.remaining();
+        int offset = message.readOffset();
+        ByteBuf piece;
+        int length;
+        if (message.token() >= 0) {
+            length = Math.min(remaining, Math.max(1, handle.guess()));
+            ringBook.retain(message.token());
+            ring.retainMemory();
+            piece = RdmaByteBufAllocator.trackLeaks(RegionByteBuf.ofRegion(alloc, ring.buffer(), offset, length,
+                    regionReleaser, message.token()));
+            handle.attemptedBytesRead(length);
+        } else {
+            piece = handle.allocate(alloc);
+            length = Math.min(remaining, piece.writableBytes());
+            handle.attemptedBytesRead(piece.writableBytes());
+            // Copied by the slot's buffer: with memory addresses on both sides that is one memory copy
+            // and no garbage, where piece.writeBytes(slotView, ...) may make ByteBuffer views.
+            slotView.getBytes(offset, piece, piece.writerIndex(), length);
+            piece.writerIndex(piece.writerIndex() + length);
+        }
+        if (inbound.consume(message, length)) {
+            if (message.token() >= 0) {
+                // The queue's own hold: the region returns once the pieces handed up are released too.
+                // Credits go out in readComplete, after this read.
+                owed.ringFreed(ringBook.release(message.token()));
+            } else {
+                returnSlot(message.slot());
+            }
+            inbound.recycle();
+        }
+        return piece;
+    }
+
+    /**
+     * Gives a ring region back, from any thread (the pipeline may release on another one): its memory
+     * at once, its space to the peer on the loop.
+     */
+    private void releaseRegion(RegisteredBuffer ringMemory, long token) {
+        ringMemory.releaseMemory();
+        if (eventLoop.inEventLoop()) {
+            releaseRegion0(token);
+        } else {
+            try {
+                eventLoop.execute(() -> releaseRegion0(token));
+            } catch (RejectedExecutionException e) {
+                // The loop is gone, and the connection with it: no peer is owed the space any more.
+            }
+        }
+    }
+
+    private void releaseRegion0(long token) {
+        if (closed) {
+            return;
+        }
+        owed.ringFreed(ringBook.release(token));
+        listener.ringSpaceFreed();
+    }
+
+    /** Reposts a slot the peer used, to be credited to the peer once it is posted. */
+    private void returnSlot(int slot) {
+        if (chain.isFull()) {
+            try {
+                postReceives();
+            } catch (IOException e) {
+                listener.receiveFailed(e);
+                return;
+            }
+        }
+        addReceive(slot);
+        unpostedReturns++;
+    }
+
+    private void addReceive(int slot) {
+        chain.addReceive(RECEIVE_TAG | slot, receiveSlots.address() + (long) slot * slotSize, slotSize,
+                receiveSlots.lkey());
+    }
+
+    /** Posts the receives added since the last post, and credits the slots among them to the peer. */
+    void postReceives() throws IOException {
+        int count = chain.count();
+        chain.post(qp);
+        postedReceives += count;
+        owed.slotsReposted(unpostedReturns);
+        unpostedReturns = 0;
+    }
+
+    /** Stops handing up: the memory the queued messages are in goes with the connection. */
+    void close() {
+        closed = true;
+        // Ring regions need no release: the book is gone, and pieces handed up hold the memory.
+        inbound.clear();
+    }
+}
