@@ -23,7 +23,6 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.ibm.disni.util.MemoryUtils;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -80,7 +79,7 @@ public final class RegisteredSlab {
 
     private RegisteredSlab(int size, int blockSize, Object owner) {
         this.memory = ByteBuffer.allocateDirect(size);
-        this.address = MemoryUtils.getAddress(memory);
+        this.address = RdmaNative.directBufferAddress(memory);
         this.size = size;
         this.owner = owner;
         carve(blockSize);
@@ -310,7 +309,7 @@ public final class RegisteredSlab {
                 throw RegisteredMemoryBudget.refusal("a slab of the allocator", size);
             }
             ByteBuffer keys = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
-            long keysAddress = MemoryUtils.getAddress(keys);
+            long keysAddress = RdmaNative.directBufferAddress(keys);
             long mr;
             try {
                 mr = DisniNative.dispatcher()._regMr(device.pd(), address, size, 0, keysAddress, keysAddress + 4,
