@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * How {@link NativeLibrary} loads {@code libdisni.so}: from the class path's bundled copy, in a JVM
- * started without {@code -Djava.library.path} (Surefire's, see this module's pom), and how
+ * started without {@code -Djava.library.path} (Surefire's, which this module gives no flag), and how
  * {@link RdmaNative#directBufferAddress} finds buffer memory without {@code sun.nio.ch}.
  */
 class NativeLibraryTest {
