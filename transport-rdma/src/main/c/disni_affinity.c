@@ -15,7 +15,7 @@
  */
 
 /*
- * DiSNI 2.1's com.ibm.disni.util.NativeAffinity (2 static natives, disni-native-contract.md §2.E):
+ * DiSNI 2.1's com.ibm.disni.util.NativeAffinity (2 static natives, docs/native.md, "NativeAffinity"):
  * the calling thread's CPU mask as a 64-bit word, so CPUs 0..63 only. DiSNI's CQ processor pins
  * its thread with it; the project's transport does not need it, but the jar must find the symbols.
  */

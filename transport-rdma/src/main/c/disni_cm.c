@@ -16,7 +16,7 @@
 
 /*
  * DiSNI 2.1's 18 connection-manager natives (com.ibm.disni.verbs.impl.NativeDispatcher), written
- * from disni-native-contract.md §2.A. "§" references below point into that contract.
+ * from docs/native.md, "CM natives". Quoted section names below are that page's.
  */
 #include "jni_util.h"
 
@@ -26,7 +26,7 @@
 #include <rdma/rdma_cma.h>
 
 /*
- * Copies a Java sockaddr_in image (§3.1) into a zeroed local: DiSNI's pooled buffers are reused
+ * Copies a Java sockaddr_in image ("Layouts") into a zeroed local: DiSNI's pooled buffers are reused
  * without clearing, so sin_zero holds whatever the previous user left there. Only AF_INET is
  * representable in DiSNI's 16-byte image. Returns 0 or EAFNOSUPPORT.
  */
@@ -43,7 +43,7 @@ static int read_sockaddr_in(jlong image, struct sockaddr_in *out) {
     return 0;
 }
 
-/* Writes the 16-byte image of an AF_INET address; -1 (Java: null) for any other family (§2.A.16). */
+/* Writes the 16-byte image of an AF_INET address; -1 (Java: null) for other families ("CM natives"). */
 static jint write_sockaddr_in(const struct sockaddr *addr, jlong image) {
     if (image == 0 || addr == NULL || addr->sa_family != AF_INET) {
         return -1;
@@ -59,7 +59,7 @@ static struct rdma_cm_id *connectable_id(JNIEnv *env, jlong id, const char *op) 
         nr_throw_null(env, op, "rdma_cm_id");
         return NULL;
     }
-    // DiSNI dereferenced id->verbs without this check and crashed the JVM (§2.A.9).
+    // DiSNI dereferenced id->verbs without this check and crashed the JVM ("CM natives").
     if (cm_id->verbs == NULL) {
         nr_throw_msg(env, op, "the rdma_cm_id has no device yet (address not resolved)");
         return NULL;
@@ -74,7 +74,7 @@ DISNI_NATIVE(jlong, createEventChannel)(JNIEnv *env, jobject self NR_UNUSED) {
         return NR_NO_HANDLE;
     }
     // _getCmEvent polls, then reads: with a blocking fd a second reader that loses the race would
-    // block forever (§6.3 item 4). The event loop reads this fd through RdmaNative as well.
+    // block forever ("CM natives"). The event loop reads this fd through RdmaNative as well.
     int err = nr_set_nonblocking(channel->fd);
     if (err != 0) {
         rdma_destroy_event_channel(channel);
@@ -191,8 +191,8 @@ DISNI_NATIVE(void, resolveRoute)(JNIEnv *env, jobject self NR_UNUSED, jlong id, 
  * DiSNI's only CM receive path; never throws. -1 means "no event" (timeout, EINTR, or EAGAIN when
  * another thread took the event between poll and read). The event is acknowledged here because
  * Java never hands it back (_ackCmEvent is a no-op); that also means rdma_destroy_id can never
- * wait for an unacknowledged event (§2.A.8). Status and private data are lost on this path: the
- * project's RdmaNative.pollCmEvent keeps them.
+ * wait for an unacknowledged event ("CM natives"). Status and private data are lost on this
+ * path: the project's RdmaNative.pollCmEvent keeps them.
  */
 DISNI_NATIVE(jint, getCmEvent)(JNIEnv *env NR_UNUSED, jobject self NR_UNUSED, jlong channel,
                                jlong listenid, jlong clientid, jint timeout) {
@@ -233,7 +233,7 @@ DISNI_NATIVE(void, connect)(JNIEnv *env, jobject self NR_UNUSED, jlong id, jint 
     param.private_data = nr_ptr(privdataaddr);
     param.private_data_len = length;
     // DiSNI put the device's max_qp_rd_atom into both fields, which fails with EINVAL where
-    // max_qp_init_rd_atom is smaller. 255 asks librdmacm for the device maxima (§2.A.9).
+    // max_qp_init_rd_atom is smaller. 255 asks librdmacm for the device maxima ("CM natives").
     param.responder_resources = RDMA_MAX_RESP_RES;
     param.initiator_depth = RDMA_MAX_INIT_DEPTH;
     param.retry_count = (uint8_t) retrycount;
@@ -251,7 +251,7 @@ DISNI_NATIVE(void, accept)(JNIEnv *env, jobject self NR_UNUSED, jlong id, jint r
     }
     struct rdma_conn_param param;
     memset(&param, 0, sizeof(param));
-    // 255/255: rdma_accept then takes min(requested, local maximum) (§2.A.10).
+    // 255/255: rdma_accept then takes min(requested, local maximum) ("CM natives").
     param.responder_resources = RDMA_MAX_RESP_RES;
     param.initiator_depth = RDMA_MAX_INIT_DEPTH;
     param.retry_count = (uint8_t) retrycount; // ignored by rdma_cm on the passive side
@@ -289,7 +289,7 @@ DISNI_NATIVE(jint, destroyCmId)(JNIEnv *env NR_UNUSED, jobject self NR_UNUSED, j
     return rdma_destroy_id(nr_ptr(id));
 }
 
-/* Takes the rdma_cm_id, not the QP (§2.A.15). */
+/* Takes the rdma_cm_id, not the QP ("CM natives"). */
 DISNI_NATIVE(jint, destroyQP)(JNIEnv *env NR_UNUSED, jobject self NR_UNUSED, jlong id) {
     struct rdma_cm_id *cm_id = nr_ptr(id);
     if (cm_id == NULL || cm_id->qp == NULL) {

@@ -16,7 +16,7 @@
 
 /*
  * DiSNI 2.1's 5 field look-ups and its 8 struct-size/version natives
- * (com.ibm.disni.verbs.impl.NativeDispatcher), from disni-native-contract.md §2.C and §2.D.
+ * (com.ibm.disni.verbs.impl.NativeDispatcher), from docs/native.md, "Look-ups and sizes".
  */
 #include "jni_util.h"
 
@@ -28,7 +28,7 @@
 /* The JNI protocol version DiSNI 2.1's Java side requires; anything else fails provider start-up. */
 #define DISNI_JNI_VERSION 32
 
-/* id->verbs, or -1 without an exception while the id has no device yet (§2.C). */
+/* id->verbs, or -1 without an exception while the id has no device yet ("Look-ups and sizes"). */
 DISNI_NATIVE(jlong, getContext)(JNIEnv *env, jobject self NR_UNUSED, jlong id) {
     struct rdma_cm_id *cm_id = nr_ptr(id);
     if (cm_id == NULL) {
@@ -110,8 +110,9 @@ DISNI_NATIVE(jint, getVersion)(JNIEnv *env NR_UNUSED, jobject self NR_UNUSED) {
 }
 
 /*
- * The offsets DiSNI's Java hard-codes without asking (§2.D, §3): if a future rdma-core moved
- * one of them, DiSNI would silently corrupt WRs and completions, so the build stops instead.
+ * The offsets DiSNI's Java hard-codes without asking ("Look-ups and sizes", "Layouts"): if a
+ * future rdma-core moved one of them, DiSNI would silently corrupt WRs and completions, so the
+ * build stops instead.
  */
 _Static_assert(offsetof(struct ibv_send_wr, wr_id) == 0, "DiSNI writes wr_id at 0");
 _Static_assert(offsetof(struct ibv_send_wr, next) == 8, "DiSNI writes next at 8");

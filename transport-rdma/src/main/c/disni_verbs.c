@@ -16,9 +16,9 @@
 
 /*
  * DiSNI 2.1's 17 verbs natives (com.ibm.disni.verbs.impl.NativeDispatcher), written from
- * disni-native-contract.md §2.B. "§" references below point into that contract.
+ * docs/native.md, "Verbs natives". Quoted section names below are that page's.
  *
- * Error codes (§1.3): the ibv_* calls that return NULL report through errno; ibv_post_*,
+ * Error codes ("Errors"): the ibv_* calls that return NULL report through errno; ibv_post_*,
  * ibv_dereg_mr, ibv_req_notify_cq, ibv_destroy_*, ibv_dealloc_pd and ibv_advise_mr return the
  * error number itself and may leave a stale errno, so their return value is what gets reported.
  */
@@ -78,7 +78,7 @@ DISNI_NATIVE(jlong, createCQ)(JNIEnv *env, jobject self NR_UNUSED, jlong context
 
 /*
  * Java always passes attr = 0 (IbvQpAttr is never serialised). DiSNI handed an uninitialised
- * attribute struct and mask to ibv_modify_qp (§2.B.22); rdma_cm drives every state transition
+ * attribute struct and mask to ibv_modify_qp ("Verbs natives"); rdma_cm drives every state transition
  * the Java stack needs, so this refuses instead of guessing.
  */
 DISNI_NATIVE(jint, modifyQP)(JNIEnv *env, jobject self NR_UNUSED, jlong qp, jlong attr NR_UNUSED) {
@@ -115,7 +115,7 @@ DISNI_NATIVE(jlong, regMr)(JNIEnv *env, jobject self NR_UNUSED, jlong pd, jlong 
 
 /*
  * DiSNI built on rdma-core always answered -1 (its ODP code needed a Mellanox OFED header);
- * upstream ibv_query_device_ex reports the same capability bits (§2.B.24).
+ * upstream ibv_query_device_ex reports the same capability bits ("Verbs natives").
  */
 DISNI_NATIVE(jint, queryOdpSupport)(JNIEnv *env NR_UNUSED, jobject self NR_UNUSED, jlong context) {
     if (context == 0) {
@@ -132,7 +132,7 @@ DISNI_NATIVE(jint, queryOdpSupport)(JNIEnv *env NR_UNUSED, jobject self NR_UNUSE
     return (jint) attr.odp_caps.per_transport_caps.rc_odp_caps;
 }
 
-/* Upstream ibv_advise_mr in place of DiSNI's OFED-only prefetch (§2.B.25). */
+/* Upstream ibv_advise_mr in place of DiSNI's OFED-only prefetch ("Verbs natives"). */
 DISNI_NATIVE(jint, expPrefetchMr)(JNIEnv *env, jobject self NR_UNUSED, jlong handle, jlong addr,
                                   jint len) {
     struct ibv_mr *mr = nr_ptr(handle);
@@ -164,7 +164,7 @@ DISNI_NATIVE(void, deregMr)(JNIEnv *env, jobject self NR_UNUSED, jlong handle) {
 }
 
 /*
- * The WR list is already fully linked by Java in direct memory (§3.4), so it goes to the provider
+ * The WR list is already fully linked by Java in direct memory ("Layouts"), so it goes to the provider
  * as is. This is the hot path: one call, no JNI object access.
  */
 DISNI_NATIVE(void, postSend)(JNIEnv *env, jobject self NR_UNUSED, jlong qp, jlong wrList) {
@@ -216,7 +216,7 @@ DISNI_NATIVE(jint, pollCQ)(JNIEnv *env, jobject self NR_UNUSED, jlong cq, jint n
         nr_throw_null(env, "ibv_poll_cq", "ibv_cq");
         return -1;
     }
-    // The native cannot see the array's capacity; it trusts ne, as DiSNI did (§2.B.30).
+    // The native cannot see the array's capacity; it trusts ne, as DiSNI did ("Verbs natives").
     if (ne <= 0) {
         return 0;
     }

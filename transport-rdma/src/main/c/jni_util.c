@@ -23,7 +23,7 @@
 
 static void throw_io(JNIEnv *env, const char *message) {
     // Only reached on failure paths, so looking the class up each time costs nothing that matters
-    // and keeps the library free of global state (contract §1.5).
+    // and keeps the library free of global state (docs/native.md, "Threads").
     jclass cls = (*env)->FindClass(env, "java/io/IOException");
     if (cls == NULL) {
         return; // FindClass left NoClassDefFoundError or OutOfMemoryError pending.

@@ -18,8 +18,8 @@
  * Helpers shared by every JNI file of libdisni: throwing IOException, turning handles into
  * pointers and back, and reading/writing the Java side's direct memory.
  *
- * Handles are raw C pointers cast to jlong (contract §1.2): DiSNI's Java code matches CM events
- * to ids by comparing these numbers, so an opaque handle table is not an option.
+ * Handles are raw C pointers cast to jlong (docs/native.md, "Handles"): DiSNI's Java code matches
+ * CM events to ids by comparing these numbers, so an opaque handle table is not an option.
  */
 #ifndef NETTY_RDMA_JNI_UTIL_H
 #define NETTY_RDMA_JNI_UTIL_H
@@ -35,7 +35,7 @@
 #define DISNI_NATIVE(ret, name) \
     JNIEXPORT ret JNICALL Java_com_ibm_disni_verbs_impl_NativeDispatcher__1##name
 
-/* DiSNI's "no object" value; Java treats objId >= 0 as success (contract §1.2). */
+/* DiSNI's "no object" value; Java treats objId >= 0 as success (docs/native.md, "Handles"). */
 #define NR_NO_HANDLE ((jlong) -1)
 
 static inline void *nr_ptr(jlong handle) {

@@ -38,13 +38,6 @@
 
 #define RN(name) org_nettyrdma_channel_rdma_internal_RdmaNative_##name
 
-/*
- * Bumped by hand together with RdmaNative.ABI_VERSION whenever the meaning of a call or a record
- * changes; the assertion makes a one-sided bump fail the build. NativeLibrary compares the value a
- * loaded library returns, which catches a stale libdisni.so on java.library.path.
- */
-#define NETTY_RDMA_ABI_VERSION 3
-_Static_assert(NETTY_RDMA_ABI_VERSION == RN(ABI_VERSION), "bump ABI_VERSION in C and Java together");
 _Static_assert(RN(CM_EVENT_PRIVATE_DATA_OFFSET) + RN(CM_EVENT_PRIVATE_DATA_MAX) <= RN(CM_EVENT_SIZE),
                "the CM event record must hold the largest private data");
 _Static_assert(RN(QP_CAP_MAX_INLINE_DATA_OFFSET) + 4 <= RN(QP_CAP_SIZE), "QP cap record too small");
@@ -62,8 +55,15 @@ static int check_private_data(JNIEnv *env, const char *op, jlong data, jint leng
     return 0;
 }
 
-RN_NATIVE(jint, abiVersion)(JNIEnv *env NR_UNUSED, jclass clazz NR_UNUSED) {
-    return NETTY_RDMA_ABI_VERSION;
+/*
+ * JNI's own answer, so that no caller needs sun.nio.ch.DirectBuffer (which java.base exports to no
+ * one). A heap buffer, or a direct one the JVM cannot address, answers 0.
+ */
+RN_NATIVE(jlong, directBufferAddress)(JNIEnv *env, jclass clazz NR_UNUSED, jobject buffer) {
+    if (buffer == NULL) {
+        return 0;
+    }
+    return nr_handle((*env)->GetDirectBufferAddress(env, buffer));
 }
 
 /*
@@ -189,7 +189,7 @@ RN_NATIVE(void, accept)(JNIEnv *env, jclass clazz NR_UNUSED, jlong id, jint rnrR
     memset(&param, 0, sizeof(param));
     param.private_data = nr_ptr(privateData);
     param.private_data_len = (uint8_t) length;
-    // 255/255: rdma_accept uses min(requested, local maximum) (contract §2.A.10).
+    // 255/255: rdma_accept uses min(requested, local maximum) (docs/native.md, "CM natives").
     param.responder_resources = RDMA_MAX_RESP_RES;
     param.initiator_depth = RDMA_MAX_INIT_DEPTH;
     // retry_count is not set: the passive side takes the requester's value.

@@ -28,10 +28,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * A second JVM running a main class of the testsuite, for tests whose peer must be another process: a
  * peer that does not share the test's protection domain, or one that is killed. It runs the test JVM's
- * own {@code java} binary with the test JVM's flags ({@code --add-exports}, {@code -Djava.library.path}
- * and the rest that {@code scripts/device-tests} passed) and class path, in the same directory and
- * environment. Its standard output and error, merged, are copied to the test's output line by line
- * (prefixed with its pid) and kept, so a test can wait for a line the child prints.
+ * own {@code java} binary with the test JVM's flags (those that {@code scripts/device-tests} passed)
+ * and class path, in the same directory and environment. Its standard output and error, merged, are
+ * copied to the test's output line by line (prefixed with its pid) and kept, so a test can wait for a
+ * line the child prints.
  *
  * <p>{@link #close()} kills a child still running and waits for it to end, so that the verbs objects
  * it held are gone before the test counts what is left on the device.

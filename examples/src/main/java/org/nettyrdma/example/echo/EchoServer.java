@@ -32,7 +32,7 @@ import org.nettyrdma.example.Transport;
  * loop group and the channel class name the transport. Start it, then {@link EchoClient}:
  *
  * <pre>
- * java $(cat scripts/lib/jvm-flags) -Djava.library.path=transport-rdma/target/native -cp ... \
+ * java -cp ... \
  *     org.nettyrdma.example.echo.EchoServer --transport rdma --host 10.77.0.1
  * </pre>
  *

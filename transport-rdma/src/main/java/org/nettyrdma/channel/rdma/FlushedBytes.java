@@ -18,10 +18,10 @@ package org.nettyrdma.channel.rdma;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
-import com.ibm.disni.util.MemoryUtils;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelOutboundBuffer;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
 
 /**
@@ -205,7 +205,7 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
             return 0;
         }
         ByteBuffer nio = buf.internalNioBuffer(index, length);
-        return MemoryUtils.getAddress(nio) + nio.position();
+        return RdmaNative.directBufferAddress(nio) + nio.position();
     }
 
     /**

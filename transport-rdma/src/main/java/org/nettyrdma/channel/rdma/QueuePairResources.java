@@ -20,7 +20,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.ThreadLocalRandom;
 
-import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.impl.NativeDispatcher;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -128,7 +127,7 @@ final class QueuePairResources {
                 .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, 1)
                 .putInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET, inline);
         try {
-            return RdmaNative.createQp(id, device.pd(), cq.cq(), cq.cq(), MemoryUtils.getAddress(cap));
+            return RdmaNative.createQp(id, device.pd(), cq.cq(), cq.cq(), RdmaNative.directBufferAddress(cap));
         } catch (IOException e) {
             if (inline == 0) {
                 throw e;

@@ -26,11 +26,11 @@ import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.ibm.disni.util.MemoryUtils;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import org.junit.jupiter.api.Test;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
 
 /** The channel's default allocator, without a device: which buffers are registered memory, and growth. */
@@ -138,6 +138,6 @@ class RdmaByteBufAllocatorTest {
     private static long addressOf(ByteBuf buf) {
         ByteBuffer nio = buf.internalNioBuffer(0, 1);
         assertInstanceOf(ByteBuffer.class, nio);
-        return MemoryUtils.getAddress(nio) + nio.position();
+        return RdmaNative.directBufferAddress(nio) + nio.position();
     }
 }

@@ -21,7 +21,6 @@ import java.nio.ByteOrder;
 import java.util.HashMap;
 import java.util.Map;
 
-import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.impl.NativeDispatcher;
 import io.netty.channel.IoEvent;
 import io.netty.channel.IoRegistration;
@@ -51,7 +50,7 @@ public final class CmEventDispatcher implements EpollIoHandle {
     private final FileDescriptor fd;
     private final ByteBuffer record = ByteBuffer.allocateDirect(RdmaNative.CM_EVENT_SIZE)
             .order(ByteOrder.nativeOrder());
-    private final long recordAddress = MemoryUtils.getAddress(record);
+    private final long recordAddress = RdmaNative.directBufferAddress(record);
     private final CmEvent event = new CmEvent(record);
     private final Map<Long, CmEventListener> listeners = new HashMap<>();
     private final Runnable beforeDispatch;
@@ -117,7 +116,7 @@ public final class CmEventDispatcher implements EpollIoHandle {
         ByteBuffer privateData = ByteBuffer.allocateDirect(RejectReason.SIZE);
         RejectReason.encode(privateData, reason);
         try {
-            RdmaNative.reject(id, reason != 0 ? MemoryUtils.getAddress(privateData) : 0,
+            RdmaNative.reject(id, reason != 0 ? RdmaNative.directBufferAddress(privateData) : 0,
                     reason != 0 ? RejectReason.SIZE : 0);
         } catch (IOException e) {
             logger.debug("rejecting a connect request failed", e);

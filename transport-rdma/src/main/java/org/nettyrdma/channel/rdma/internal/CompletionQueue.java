@@ -20,7 +20,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.impl.NativeDispatcher;
 import io.netty.channel.IoEvent;
 import io.netty.channel.IoRegistration;
@@ -78,7 +77,7 @@ public final class CompletionQueue implements EpollIoHandle {
     private final FileDescriptor fd;
     private final ByteBuffer completions = ByteBuffer.allocateDirect(POLL_BATCH * WC_SIZE)
             .order(ByteOrder.nativeOrder());
-    private final long completionsAddress = MemoryUtils.getAddress(completions);
+    private final long completionsAddress = RdmaNative.directBufferAddress(completions);
     private final IntObjectMap<CompletionListener> listeners = new IntObjectHashMap<>();
     private int reservedEntries;
     /** The last poll stopped at its budget: completions may wait, and no event will announce them. */

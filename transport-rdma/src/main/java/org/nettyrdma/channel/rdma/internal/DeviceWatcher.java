@@ -23,7 +23,6 @@ import java.nio.ByteOrder;
 import java.util.HashMap;
 import java.util.Map;
 
-import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.impl.NativeDispatcher;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -105,7 +104,7 @@ final class DeviceWatcher implements Runnable {
     @Override
     public void run() {
         ByteBuffer out = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
-        long listenOut = MemoryUtils.getAddress(out);
+        long listenOut = RdmaNative.directBufferAddress(out);
         long idOut = listenOut + 8;
         for (;;) {
             synchronized (DeviceWatcher.class) {

@@ -15,8 +15,6 @@
  */
 package org.nettyrdma.channel.rdma.internal;
 
-import java.lang.reflect.Constructor;
-
 import com.ibm.disni.verbs.impl.NativeDispatcher;
 
 /**
@@ -24,33 +22,40 @@ import com.ibm.disni.verbs.impl.NativeDispatcher;
  * {@code long}s and {@code int}s, so the data path posts and polls without allocating, where DiSNI's
  * object API builds a Java object per work request and per call.
  *
- * <p>DiSNI builds its single dispatcher inside its provider and its constructor is package-private;
- * this class makes one more by reflection (DiSNI is a plain class-path library, so no module flag is
- * needed). The constructor only runs DiSNI's start-up check of the native library.
+ * <p>DiSNI builds its single dispatcher inside its provider and its constructor is package-private.
+ * That constructor does nothing but DiSNI's start-up check: it logs eight INFO lines (two reading
+ * "size mismatch", where DiSNI's Java defaults differ from rdma-core's struct sizes) and adopts the
+ * native sizes for DiSNI's object API, which the transport does not use. So the transport's
+ * dispatcher is allocated by JNI without a constructor: quiet, and no reflection into DiSNI.
+ * The class is still initialised first, so DiSNI's {@code System.loadLibrary("disni")} runs, after
+ * {@link NativeLibrary} has made it succeed.
  */
 public final class DisniNative {
 
-    private static final NativeDispatcher DISPATCHER = newDispatcher();
+    private static final NativeDispatcher DISPATCHER = dispatcherWithoutConstructor();
 
     private DisniNative() {
     }
 
     /**
-     * Returns the dispatcher. Call {@link NativeLibrary#ensureLoaded()} first: DiSNI's static
-     * initialiser loads {@code libdisni.so}.
+     * Returns the dispatcher. The first use of this class loads the native library, and fails with
+     * {@link NativeLibrary#ensureLoaded()}'s error when it cannot be used.
      */
     public static NativeDispatcher dispatcher() {
         return DISPATCHER;
     }
 
-    private static NativeDispatcher newDispatcher() {
+    private static NativeDispatcher dispatcherWithoutConstructor() {
         NativeLibrary.ensureLoaded();
+        Object dispatcher;
         try {
-            Constructor<NativeDispatcher> constructor = NativeDispatcher.class.getDeclaredConstructor();
-            constructor.setAccessible(true);
-            return constructor.newInstance();
-        } catch (ReflectiveOperationException | RuntimeException e) {
+            dispatcher = newDispatcher();
+        } catch (LinkageError e) {
             throw new IllegalStateException("cannot create DiSNI's NativeDispatcher (is the DiSNI jar 2.1?)", e);
         }
+        return (NativeDispatcher) dispatcher;
     }
+
+    /** Allocates a {@link NativeDispatcher} without running its constructor (JNI {@code AllocObject}). */
+    private static native Object newDispatcher();
 }

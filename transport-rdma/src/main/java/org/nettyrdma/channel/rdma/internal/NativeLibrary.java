@@ -15,23 +15,29 @@
  */
 package org.nettyrdma.channel.rdma.internal;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.Locale;
 
 /**
- * Loads the project's {@code libdisni.so} and turns every way that can fail into a message that says
- * what to install or which JVM flag to set.
+ * Loads the project's {@code libdisni.so} from the jar, as Netty loads its own native libraries, and
+ * turns every way that can fail into a message that says what to install or change.
  *
- * <p>Why the file must be on {@code java.library.path}: DiSNI's {@code NativeDispatcher} calls
- * {@code System.loadLibrary("disni")} in its static initialiser, and the JDK resolves that name only
- * against the library path fixed at JVM start-up. Loading the file from a temporary location, as
- * Netty's own loader does, would satisfy this class but not DiSNI. The jar still carries the library
- * under {@link #BUNDLED_PATH}; when it is missing from the path this class extracts it and names the
- * directory to add.
+ * <p>The jar carries the library under {@link #BUNDLED_PATH}. It is copied to a private temporary
+ * file, loaded by absolute path and the file deleted again. DiSNI's own classes then call
+ * {@code System.loadLibrary("disni")}, which looks only on {@code java.library.path} unless the JDK
+ * finds the library linked in ("built in", JNI's static-library naming of JEP 178, marked by a
+ * {@code JNI_OnLoad_disni} symbol in the process's global scope). The library exports that symbol,
+ * and {@link #exportGlobally()} moves the loaded library into the global scope, so DiSNI's call
+ * succeeds and its natives bind to this library. This must happen before any DiSNI class is
+ * initialised; everything in the transport that touches DiSNI goes through this class first.
+ *
+ * <p>A class path without the bundled copy (classes run from a directory that lacks it) falls back
+ * to {@code System.loadLibrary("disni")}, i.e. to {@code java.library.path}. When the bundled copy
+ * exists it is always the one used, so a stale {@code libdisni.so} elsewhere cannot be picked up.
  *
  * <p>Thread-safety: {@link #ensureLoaded()} may be called from any thread; the outcome is computed
  * once.
@@ -42,9 +48,13 @@ public final class NativeLibrary {
     static final String NAME = "disni";
     /** Where the jar carries the library built for this platform. */
     static final String BUNDLED_PATH = "META-INF/native/linux-x86_64/" + System.mapLibraryName(NAME);
-    /** The JVM flags DiSNI needs; the README and every launcher of this project set them. */
-    public static final String REQUIRED_JVM_FLAGS =
-            "--add-exports java.base/sun.nio.ch=ALL-UNNAMED --enable-native-access=ALL-UNNAMED";
+    /**
+     * Version of the contract between the Java side and the project's C code; the library returns
+     * the same from {@link #abiVersion()}, and a disagreement means the library is stale.
+     */
+    static final int ABI_VERSION = 4;
+    private static final String RDMA_CORE_HINT = "install rdma-core's user-space libraries, on Debian/Ubuntu: "
+            + "apt-get install libibverbs1 librdmacm1 ibverbs-providers";
 
     private static final Throwable UNAVAILABILITY_CAUSE = load();
 
@@ -78,98 +88,97 @@ public final class NativeLibrary {
             return new UnsupportedOperationException("netty-rdma supports only Linux on x86-64, not "
                     + System.getProperty("os.name") + '/' + System.getProperty("os.arch"));
         }
-        String exportProblem = checkDirectBufferExport();
-        if (exportProblem != null) {
-            return new IllegalStateException(exportProblem);
-        }
-        String fileName = System.mapLibraryName(NAME);
-        String libraryPath = System.getProperty("java.library.path", "");
-        File found = findOnPath(fileName, libraryPath);
-        if (found == null) {
-            return new UnsatisfiedLinkError(fileName + " was not found on java.library.path ("
-                    + libraryPath + "). " + extractionHint());
-        }
+        ClassLoader loader = NativeLibrary.class.getClassLoader();
+        boolean bundled = loader != null && loader.getResource(BUNDLED_PATH) != null;
+        String source = bundled ? BUNDLED_PATH : "java.library.path";
         try {
-            System.loadLibrary(NAME);
-        } catch (UnsatisfiedLinkError e) {
-            String message = String.valueOf(e.getMessage());
-            if (message.contains("libibverbs") || message.contains("librdmacm")) {
-                return new UnsatisfiedLinkError("cannot load " + found + ": " + message
-                        + " (install rdma-core's user-space libraries, on Debian/Ubuntu: "
-                        + "apt-get install libibverbs1 librdmacm1 ibverbs-providers)");
+            if (bundled) {
+                loadBundled(loader);
+            } else {
+                System.loadLibrary(NAME);
             }
-            return new UnsatisfiedLinkError("cannot load " + found + ": " + message);
+        } catch (UnsatisfiedLinkError e) {
+            return loadFailure(source, bundled, e);
+        } catch (IOException e) {
+            return new UnsatisfiedLinkError("cannot extract " + BUNDLED_PATH + " to a temporary file in "
+                    + System.getProperty("java.io.tmpdir") + " (" + e + ")");
+        } catch (IllegalCallerException e) {
+            // JDK 24+ with --illegal-native-access=deny.
+            return new UnsatisfiedLinkError("loading " + source + " was refused (" + e.getMessage()
+                    + "): start the JVM with --enable-native-access=ALL-UNNAMED");
         }
         try {
-            int version = RdmaNative.abiVersion();
-            if (version != RdmaNative.ABI_VERSION) {
-                return new UnsatisfiedLinkError(found + " is netty-rdma's native library version "
-                        + version + " (expected: " + RdmaNative.ABI_VERSION + "): rebuild it or put the "
-                        + "one from this jar on java.library.path. " + extractionHint());
+            int version = abiVersion();
+            if (version != ABI_VERSION) {
+                return new UnsatisfiedLinkError("the libdisni.so loaded from " + source + " is netty-rdma's native"
+                        + " library version " + version + " (expected: " + ABI_VERSION + "): "
+                        + (bundled ? "the jar is inconsistent, rebuild it" : "replace it with the one in the jar"));
             }
         } catch (UnsatisfiedLinkError e) {
             // DiSNI's own libdisni has DiSNI's entry points but none of this project's.
-            return new UnsatisfiedLinkError(found + " is not netty-rdma's build of libdisni (it lacks "
-                    + "the project's entry points). " + extractionHint());
+            return new UnsatisfiedLinkError("the libdisni.so loaded from " + source
+                    + " is not netty-rdma's build of libdisni (it lacks the project's entry points)");
+        }
+        if (bundled) {
+            try {
+                exportGlobally();
+            } catch (IOException e) {
+                return new UnsatisfiedLinkError("cannot make " + BUNDLED_PATH + " visible to DiSNI's "
+                        + "System.loadLibrary(\"disni\"): " + e.getMessage());
+            }
         }
         return null;
-    }
-
-    private static boolean isLinuxX8664() {
-        String os = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT);
-        String arch = System.getProperty("os.arch", "").toLowerCase(java.util.Locale.ROOT);
-        return os.startsWith("linux") && (arch.equals("amd64") || arch.equals("x86_64"));
     }
 
     /**
-     * DiSNI takes buffer addresses through {@code sun.nio.ch.DirectBuffer}; without the export every
-     * call that passes a buffer fails with an {@link IllegalAccessError} deep inside DiSNI.
+     * Copies the bundled library to a new file only this user can read (as {@link Files#createTempFile}
+     * makes it on POSIX), loads it and deletes the file: the loaded library stays mapped.
      */
-    private static String checkDirectBufferExport() {
-        Module disni;
+    private static void loadBundled(ClassLoader loader) throws IOException {
+        Path file = Files.createTempFile("libnetty-rdma-disni", ".so");
         try {
-            disni = Class.forName("com.ibm.disni.util.MemoryUtils", false,
-                    NativeLibrary.class.getClassLoader()).getModule();
-        } catch (ClassNotFoundException e) {
-            return "DiSNI (com.ibm.disni:disni:2.1) is not on the class path";
+            try (InputStream in = loader.getResourceAsStream(BUNDLED_PATH)) {
+                if (in == null) {
+                    throw new IOException(BUNDLED_PATH + " disappeared from the class path");
+                }
+                Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+            System.load(file.toAbsolutePath().toString());
+        } finally {
+            Files.deleteIfExists(file);
         }
-        if (!Object.class.getModule().isExported("sun.nio.ch", disni)) {
-            String target = disni.isNamed() ? disni.getName() : "ALL-UNNAMED";
-            return "DiSNI needs the JVM flag --add-exports java.base/sun.nio.ch=" + target
-                    + " (and on JDK 24+ --enable-native-access=" + target + ')';
-        }
-        return null;
     }
 
-    private static File findOnPath(String fileName, String libraryPath) {
-        for (String dir : libraryPath.split(File.pathSeparator)) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            File candidate = new File(dir, fileName);
-            if (candidate.isFile()) {
-                return candidate;
-            }
+    private static UnsatisfiedLinkError loadFailure(String source, boolean bundled, UnsatisfiedLinkError e) {
+        String message = String.valueOf(e.getMessage());
+        String fix;
+        if (message.contains("libibverbs") || message.contains("librdmacm")) {
+            fix = RDMA_CORE_HINT;
+        } else if (!bundled) {
+            fix = "this class path carries no " + BUNDLED_PATH + ": use the netty-transport-rdma jar, or put "
+                    + "its libdisni.so on java.library.path";
+        } else if (message.contains("failed to map segment")) {
+            fix = System.getProperty("java.io.tmpdir") + " is mounted noexec: point -Djava.io.tmpdir at a "
+                    + "directory that allows executing";
+        } else {
+            fix = "is this a 64-bit Linux with glibc?";
         }
-        return null;
+        return (UnsatisfiedLinkError) new UnsatisfiedLinkError("cannot load libdisni.so from " + source + ": "
+                + message + " (" + fix + ')').initCause(e);
     }
 
-    /** Extracts the bundled library, if this jar has one, and says how to use it. */
-    private static String extractionHint() {
-        try (InputStream in = NativeLibrary.class.getClassLoader().getResourceAsStream(BUNDLED_PATH)) {
-            if (in == null) {
-                return "This class path carries no bundled copy (" + BUNDLED_PATH
-                        + "): build the transport-rdma module and add its target/native to java.library.path.";
-            }
-            Path dir = Files.createTempDirectory("netty-rdma-native");
-            Path file = dir.resolve(System.mapLibraryName(NAME));
-            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
-            return "The copy bundled in the jar was extracted to " + dir
-                    + ": start the JVM with -Djava.library.path=" + dir + " (DiSNI loads the library by name"
-                    + " at class initialisation, so it cannot be added at run time).";
-        } catch (IOException e) {
-            return "Extracting the bundled " + BUNDLED_PATH + " failed (" + e
-                    + "): copy it from the jar into a directory on java.library.path.";
-        }
+    private static boolean isLinuxX8664() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        return os.startsWith("linux") && (arch.equals("amd64") || arch.equals("x86_64"));
     }
+
+    /** Returns {@link #ABI_VERSION} as compiled into the loaded library. */
+    static native int abiVersion();
+
+    /**
+     * Re-opens the loaded library with {@code RTLD_GLOBAL}, so that the JDK finds its
+     * {@code JNI_OnLoad_disni} and takes {@code System.loadLibrary("disni")} as satisfied.
+     */
+    private static native void exportGlobally() throws IOException;
 }

@@ -26,7 +26,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
-import com.ibm.disni.util.MemoryUtils;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -78,7 +77,7 @@ public final class RdmaDevice {
         this.context = context;
         this.name = RdmaNative.deviceName(context);
         ByteBuffer attr = ByteBuffer.allocateDirect(RdmaNative.DEVICE_ATTR_SIZE).order(ByteOrder.nativeOrder());
-        RdmaNative.queryDevice(context, MemoryUtils.getAddress(attr));
+        RdmaNative.queryDevice(context, RdmaNative.directBufferAddress(attr));
         this.maxQpWr = attr.getInt(RdmaNative.DEVICE_MAX_QP_WR_OFFSET);
         this.maxCqe = attr.getInt(RdmaNative.DEVICE_MAX_CQE_OFFSET);
         this.maxSge = attr.getInt(RdmaNative.DEVICE_MAX_SGE_OFFSET);

@@ -31,12 +31,10 @@ import java.nio.ByteBuffer;
  * rdma-core's rules. Nothing here blocks: the event-reading calls use the channels' non-blocking
  * fds, so they are safe to call from an event loop.
  *
- * <p>Call {@link NativeLibrary#ensureLoaded()} before any method here.
+ * <p>The first use of this class loads the library ({@link NativeLibrary#ensureLoaded()}), as Netty's
+ * native classes do, and fails with its error when the library cannot be used.
  */
 public final class RdmaNative {
-
-    /** Version of the contract between this class and the C code; the C side returns the same. */
-    public static final int ABI_VERSION = 3;
 
     // ---- CM event record written by pollCmEvent -----------------------------------------------
     /** {@code rdma_cm_id*} the event is about (for a connect request: the new child id). */
@@ -106,12 +104,20 @@ public final class RdmaNative {
     /** {@code IBV_ACCESS_MW_BIND}: an MR registered with it may have memory windows bound over it. */
     public static final int ACCESS_MW_BIND = 16;
 
+    static {
+        NativeLibrary.ensureLoaded();
+    }
+
     private RdmaNative() {
         // static methods only
     }
 
-    /** Returns {@link #ABI_VERSION} as compiled into the loaded library. */
-    public static native int abiVersion();
+    /**
+     * Returns the address of a direct buffer's memory (JNI {@code GetDirectBufferAddress}), or 0 for a
+     * heap buffer. Unlike DiSNI's {@code MemoryUtils.getAddress} it needs no access to
+     * {@code sun.nio.ch}.
+     */
+    public static native long directBufferAddress(ByteBuffer buffer);
 
     /** Returns the (non-blocking) file descriptor of an {@code rdma_event_channel*}. */
     public static native int eventChannelFd(long eventChannel) throws IOException;

@@ -25,7 +25,6 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ScatteringByteChannel;
 
-import com.ibm.disni.util.MemoryUtils;
 import io.netty.buffer.AbstractReferenceCountedByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -144,7 +143,7 @@ public final class RegionByteBuf extends AbstractReferenceCountedByteBuf {
         this.memory = memory;
         this.offset = offset;
         this.length = length;
-        this.address = MemoryUtils.getAddress(memory) + offset;
+        this.address = RdmaNative.directBufferAddress(memory) + offset;
     }
 
     @Override

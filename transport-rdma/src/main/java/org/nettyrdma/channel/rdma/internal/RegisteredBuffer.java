@@ -21,8 +21,6 @@ import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.ibm.disni.util.MemoryUtils;
-
 /**
  * Native memory registered with a device: the only memory the device may touch, and, through a
  * memory window bound over it, the only memory a peer may write. {@link #close()} deregisters it and
@@ -73,9 +71,9 @@ public final class RegisteredBuffer implements AutoCloseable {
         try {
             memory = RdmaNative.allocateMemory(size).order(ByteOrder.BIG_ENDIAN);
             ALLOCATED_BYTES.addAndGet(size);
-            long memoryAddress = MemoryUtils.getAddress(memory);
+            long memoryAddress = RdmaNative.directBufferAddress(memory);
             ByteBuffer keys = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
-            long keysAddress = MemoryUtils.getAddress(keys);
+            long keysAddress = RdmaNative.directBufferAddress(keys);
             mr = DisniNative.dispatcher()._regMr(device.pd(), memoryAddress, size, access, keysAddress,
                     keysAddress + 4, keysAddress + 8);
             lkey = keys.getInt(0);
@@ -83,7 +81,7 @@ public final class RegisteredBuffer implements AutoCloseable {
             address = memoryAddress;
         } catch (IOException | RuntimeException e) {
             if (memory != null) {
-                RdmaNative.freeMemory(MemoryUtils.getAddress(memory));
+                RdmaNative.freeMemory(RdmaNative.directBufferAddress(memory));
                 ALLOCATED_BYTES.addAndGet(-size);
             }
             RegisteredMemoryBudget.release(size);

@@ -23,7 +23,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
-import com.ibm.disni.util.MemoryUtils;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 /**
@@ -186,7 +185,7 @@ public final class RegisteredMemoryPool {
         if (!buffer.isDirect()) {
             return false;
         }
-        RegisteredSlab slab = RegisteredSlab.find(MemoryUtils.getAddress(buffer), buffer.capacity());
+        RegisteredSlab slab = RegisteredSlab.find(RdmaNative.directBufferAddress(buffer), buffer.capacity());
         if (slab == null || slab.owner() != this) {
             return false;
         }

@@ -23,7 +23,6 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.ibm.disni.util.MemoryUtils;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -87,7 +86,7 @@ public final class RegisteredSlab {
 
     private RegisteredSlab(int size, int blockSize, Object owner) {
         this.memory = ByteBuffer.allocateDirect(size);
-        this.address = MemoryUtils.getAddress(memory);
+        this.address = RdmaNative.directBufferAddress(memory);
         this.size = size;
         this.owner = owner;
         carve(blockSize);
@@ -341,7 +340,7 @@ public final class RegisteredSlab {
     /** Registers this slab with {@code device}; called holding this slab's lock. */
     private int register(RdmaDevice device) throws IOException {
         ByteBuffer keys = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
-        long keysAddress = MemoryUtils.getAddress(keys);
+        long keysAddress = RdmaNative.directBufferAddress(keys);
         long mr;
         try {
             mr = DisniNative.dispatcher()._regMr(device.pd(), address, size, 0, keysAddress, keysAddress + 4,

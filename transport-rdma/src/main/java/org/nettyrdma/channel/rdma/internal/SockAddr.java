@@ -23,8 +23,6 @@ import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-import com.ibm.disni.util.MemoryUtils;
-
 /**
  * A {@code struct sockaddr_in} in direct memory, as DiSNI's address calls take it: family in host
  * order, port and address in network order, the rest zero. IPv4 only, as DiSNI's natives are.
@@ -35,7 +33,7 @@ public final class SockAddr {
     private static final short AF_INET = 2;
 
     private final ByteBuffer memory = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
-    private final long address = MemoryUtils.getAddress(memory);
+    private final long address = RdmaNative.directBufferAddress(memory);
 
     /** Writes {@code socketAddress} and returns the memory's address. */
     public long write(InetSocketAddress socketAddress) throws IOException {

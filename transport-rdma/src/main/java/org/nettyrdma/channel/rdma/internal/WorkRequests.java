@@ -19,7 +19,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.impl.NativeDispatcher;
 
 /**
@@ -73,7 +72,7 @@ public final class WorkRequests {
         this.capacity = capacity;
         this.wrSize = send ? SEND_WR_SIZE : RECV_WR_SIZE;
         memory = ByteBuffer.allocateDirect(capacity * (wrSize + SGE_SIZE)).order(ByteOrder.nativeOrder());
-        address = MemoryUtils.getAddress(memory);
+        address = RdmaNative.directBufferAddress(memory);
         sgeBase = (long) capacity * wrSize;
     }
 

@@ -15,7 +15,6 @@
  */
 package org.nettyrdma.channel.rdma.internal;
 
-import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.util.NativeAffinity;
 import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaCm;
@@ -33,7 +32,6 @@ import org.junit.jupiter.api.function.Executable;
 
 import java.io.File;
 import java.io.IOException;
-import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
@@ -59,8 +57,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * Checks the project's {@code libdisni.so} against DiSNI 2.1's unmodified jar and against
  * {@link RdmaNative}, without an RDMA device: DiSNI's start-up check, the behaviour of every native
- * for 0 handles (disni-native-contract.md §6.2: an {@link IOException} or the documented return
- * value, never a crash), and the calls that work without a device.
+ * for 0 handles (an {@link IOException} or the documented return value, never a crash; see
+ * docs/native.md, "The contract"), and the calls that work without a device.
  */
 class NativeContractTest {
 
@@ -82,11 +80,8 @@ class NativeContractTest {
     static void loadLibrary() throws Exception {
         NativeLibrary.ensureLoaded();
         scratch = ByteBuffer.allocateDirect(4096).order(ByteOrder.nativeOrder());
-        scratchAddress = MemoryUtils.getAddress(scratch);
-        // The constructor is package-private: DiSNI builds exactly one, inside RdmaProviderNat.
-        Constructor<NativeDispatcher> constructor = NativeDispatcher.class.getDeclaredConstructor();
-        constructor.setAccessible(true);
-        dispatcher = constructor.newInstance();
+        scratchAddress = RdmaNative.directBufferAddress(scratch);
+        dispatcher = DisniNative.dispatcher();
     }
 
     @Test
@@ -173,7 +168,7 @@ class NativeContractTest {
     Stream<DynamicTest> everyProjectNativeRejectsZeroHandles() {
         long out = scratchAddress;
         Map<String, Executable> cases = new LinkedHashMap<>();
-        cases.put("abiVersion", () -> assertEquals(RdmaNative.ABI_VERSION, RdmaNative.abiVersion()));
+        cases.put("directBufferAddress", () -> assertEquals(0, RdmaNative.directBufferAddress(null)));
         cases.put("eventChannelFd", () -> throwsIo(() -> RdmaNative.eventChannelFd(0)));
         cases.put("completionChannelFd", () -> throwsIo(() -> RdmaNative.completionChannelFd(0)));
         cases.put("pollCmEvent", () -> throwsIo(() -> RdmaNative.pollCmEvent(0, out)));
@@ -198,6 +193,13 @@ class NativeContractTest {
     }
 
     @Test
+    void theLoaderNativesAnswer() {
+        assertEquals(NativeLibrary.ABI_VERSION, NativeLibrary.abiVersion());
+        assertEquals(Set.of("abiVersion", "exportGlobally"), nativeMethodNames(NativeLibrary.class));
+        assertEquals(Set.of("newDispatcher"), nativeMethodNames(DisniNative.class));
+    }
+
+    @Test
     void zeroHandleMessagesNameTheOperation() {
         IOException e = assertThrows(IOException.class, () -> dispatcher._bindAddr(0, scratchAddress));
         assertEquals("rdma_bind_addr failed: rdma_cm_id handle is 0", e.getMessage());
@@ -208,7 +210,7 @@ class NativeContractTest {
     @Test
     void allocateMemoryIsDirectPageAlignedAndZeroed() throws IOException {
         ByteBuffer memory = RdmaNative.allocateMemory(5000);
-        long address = MemoryUtils.getAddress(memory);
+        long address = RdmaNative.directBufferAddress(memory);
         try {
             assertTrue(memory.isDirect());
             assertEquals(5000, memory.capacity());
@@ -233,7 +235,7 @@ class NativeContractTest {
     @Test
     void postBindMwRefusesKeysTheDeviceWouldRefuse() throws IOException {
         ByteBuffer image = RdmaNative.allocateMemory(64).order(ByteOrder.nativeOrder());
-        long mw = MemoryUtils.getAddress(image);
+        long mw = RdmaNative.directBufferAddress(image);
         try {
             image.putInt(IBV_MW_RKEY_OFFSET, 0x12345601);
             image.putInt(IBV_MW_TYPE_OFFSET, IBV_MW_TYPE_2);

@@ -41,7 +41,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
-import com.ibm.disni.util.MemoryUtils;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -175,7 +174,7 @@ class RegionByteBufTest {
         ByteBuffer memory = ByteBuffer.allocateDirect(256);
         RegionByteBuf buf = RegionByteBuf.ofRegion(ALLOC, memory, 100, 50, token -> { }, 1);
         try {
-            assertEquals(MemoryUtils.getAddress(memory) + 100, buf.memoryAddress());
+            assertEquals(RdmaNative.directBufferAddress(memory) + 100, buf.memoryAddress());
             assertTrue(buf.hasMemoryAddress());
             assertTrue(buf.isDirect());
             assertTrue(buf.isContiguous());
@@ -195,7 +194,7 @@ class RegionByteBufTest {
             assertEquals(42, view.get(0));
             assertEquals(42, buf.nioBuffers(0, 1)[0].get(0));
             ByteBuffer internal = buf.internalNioBuffer(0, 5);
-            assertEquals(MemoryUtils.getAddress(memory), MemoryUtils.getAddress(internal));
+            assertEquals(RdmaNative.directBufferAddress(memory), RdmaNative.directBufferAddress(internal));
             assertEquals(100, internal.position());
             assertEquals(105, internal.limit());
             assertSame(internal, buf.internalNioBuffer(1, 1), "cached");
@@ -278,7 +277,7 @@ class RegionByteBufTest {
             assertArrayEquals(new byte[] {1, 2, 3}, bytesOf(buf, 0, 3));
             // The first block went back at once.
             ByteBuffer again = pool.allocate(1024);
-            assertEquals(first, MemoryUtils.getAddress(again));
+            assertEquals(first, RdmaNative.directBufferAddress(again));
             pool.free(again);
 
             buf.capacity(RegisteredMemoryPool.MAX_BLOCK + 1);
@@ -302,7 +301,7 @@ class RegionByteBufTest {
         long address = buf.memoryAddress();
         buf.release();
         ByteBuffer next = pool.allocate(20_000);
-        assertEquals(address, MemoryUtils.getAddress(next));
+        assertEquals(address, RdmaNative.directBufferAddress(next));
         pool.free(next);
     }
 
@@ -337,7 +336,7 @@ class RegionByteBufTest {
                 assertSame(first, region);
                 assertEquals(16, region.readableBytes());
                 assertEquals(16, region.maxCapacity());
-                assertEquals(MemoryUtils.getAddress(memory) + 8, region.memoryAddress());
+                assertEquals(RdmaNative.directBufferAddress(memory) + 8, region.memoryAddress());
                 region.release();
                 assertEquals(List.of(3L), returned);
             } catch (Throwable t) {

@@ -30,7 +30,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import com.ibm.disni.util.MemoryUtils;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -157,11 +156,11 @@ class RegisteredMemoryPoolTest {
         assertEquals(2, pool.slabs(), "two wholly free slabs kept");
         assertEquals(3, pool.releases());
         // The first two came back first and are kept; the later three left the table.
-        assertSame(slabs.get(0), RegisteredSlab.find(MemoryUtils.getAddress(burst.get(0)), 1));
-        assertSame(slabs.get(1), RegisteredSlab.find(MemoryUtils.getAddress(burst.get(1)), 1));
+        assertSame(slabs.get(0), RegisteredSlab.find(RdmaNative.directBufferAddress(burst.get(0)), 1));
+        assertSame(slabs.get(1), RegisteredSlab.find(RdmaNative.directBufferAddress(burst.get(1)), 1));
         for (int i = 2; i < 5; i++) {
             assertTrue(slabs.get(i).isReleased());
-            assertNull(RegisteredSlab.find(MemoryUtils.getAddress(burst.get(i)), 1), "slab " + i + " still found");
+            assertNull(RegisteredSlab.find(RdmaNative.directBufferAddress(burst.get(i)), 1), "slab " + i + " still found");
         }
 
         // The kept slabs serve the next burst; the pool grows again past them.
@@ -189,7 +188,7 @@ class RegisteredMemoryPoolTest {
     void aBlockFreedAgainAfterItsSlabWasReleasedIsRefused() {
         RegisteredMemoryPool pool = new RegisteredMemoryPool(16L * RegisteredMemoryPool.SLAB_SIZE, 0);
         ByteBuffer block = pool.allocate(4096);
-        RegisteredSlab slab = RegisteredSlab.find(MemoryUtils.getAddress(block), 4096);
+        RegisteredSlab slab = RegisteredSlab.find(RdmaNative.directBufferAddress(block), 4096);
         assertTrue(pool.free(block));
         assertTrue(slab.isReleased());
         // Out of the table: the pool no longer knows the address, as for memory it never had.
@@ -200,7 +199,7 @@ class RegisteredMemoryPoolTest {
     void aReleasedSlabRefusesARegistration() {
         RegisteredMemoryPool pool = new RegisteredMemoryPool(RegisteredMemoryPool.SLAB_SIZE, 0);
         ByteBuffer block = pool.allocate(4096);
-        RegisteredSlab slab = RegisteredSlab.find(MemoryUtils.getAddress(block), 4096);
+        RegisteredSlab slab = RegisteredSlab.find(RdmaNative.directBufferAddress(block), 4096);
         assertTrue(pool.free(block));
         // No device is needed to be refused: the check comes before any registration.
         IOException refused = assertThrows(IOException.class, () -> slab.lkey(null));
@@ -343,7 +342,7 @@ class RegisteredMemoryPoolTest {
     private static List<RegisteredSlab> slabsOf(List<ByteBuffer> blocks) {
         List<RegisteredSlab> slabs = new ArrayList<>();
         for (ByteBuffer block : blocks) {
-            slabs.add(RegisteredSlab.find(MemoryUtils.getAddress(block), block.capacity()));
+            slabs.add(RegisteredSlab.find(RdmaNative.directBufferAddress(block), block.capacity()));
         }
         return slabs;
     }
@@ -351,7 +350,7 @@ class RegisteredMemoryPoolTest {
     private static Set<Long> distinctAddresses(List<ByteBuffer> blocks) {
         Set<Long> addresses = new HashSet<>();
         for (ByteBuffer block : blocks) {
-            addresses.add(MemoryUtils.getAddress(block));
+            addresses.add(RdmaNative.directBufferAddress(block));
         }
         return addresses;
     }
@@ -367,11 +366,11 @@ class RegisteredMemoryPoolTest {
     void theSlabTableFindsEveryAddressOfABlockButNotPastItsSlab() {
         RegisteredMemoryPool pool = new RegisteredMemoryPool(RegisteredMemoryPool.SLAB_SIZE);
         ByteBuffer block = pool.allocate(2048);
-        long address = MemoryUtils.getAddress(block);
+        long address = RdmaNative.directBufferAddress(block);
         RegisteredSlab slab = RegisteredSlab.find(address, 2048);
         assertNotNull(slab);
         assertSame(slab, RegisteredSlab.find(address + 100, 10));
         assertNull(RegisteredSlab.find(address, RegisteredMemoryPool.SLAB_SIZE + 1));
-        assertNull(RegisteredSlab.find(MemoryUtils.getAddress(ByteBuffer.allocateDirect(64)), 64));
+        assertNull(RegisteredSlab.find(RdmaNative.directBufferAddress(ByteBuffer.allocateDirect(64)), 64));
     }
 }
