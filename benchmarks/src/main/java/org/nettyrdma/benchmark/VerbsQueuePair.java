@@ -246,30 +246,17 @@ final class VerbsQueuePair implements AutoCloseable {
         }
         poll.free();
         requestNotify.free();
-        check(id.destroyQP(), "rdma_destroy_qp");
-        check(cq.destroyCQ(), "ibv_destroy_cq");
-        check(completionChannel.destroyCompChannel(), "ibv_destroy_comp_channel");
+        Verbs.check(id.destroyQP(), "rdma_destroy_qp");
+        Verbs.check(cq.destroyCQ(), "ibv_destroy_cq");
+        Verbs.check(completionChannel.destroyCompChannel(), "ibv_destroy_comp_channel");
         for (IbvMr mr : regions) {
             mr.deregMr().execute().free();
         }
-        try {
-            check(pd.deallocPd(), "ibv_dealloc_pd");
-        } catch (IOException e) {
-            throw e;
-        } catch (Exception e) {
-            // DiSNI declares Exception here.
-            throw new IOException("ibv_dealloc_pd failed", e);
-        }
-        check(id.destroyId(), "rdma_destroy_id");
-        check(cmChannel.destroyEventChannel(), "rdma_destroy_event_channel");
+        Verbs.deallocate(pd);
+        Verbs.check(id.destroyId(), "rdma_destroy_id");
+        Verbs.check(cmChannel.destroyEventChannel(), "rdma_destroy_event_channel");
         if (failure != null) {
             throw failure;
-        }
-    }
-
-    private static void check(int result, String verb) throws IOException {
-        if (result != 0) {
-            throw new IOException(verb + " failed: " + result);
         }
     }
 }

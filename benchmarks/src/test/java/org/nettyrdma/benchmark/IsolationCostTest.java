@@ -84,17 +84,17 @@ class IsolationCostTest {
 
     @Test
     void mediansAndSpreads() {
-        assertEquals(2, IsolationCost.median(new double[] {3, 1, 2}));
-        assertEquals(2.5, IsolationCost.median(new double[] {4, 1, 3, 2}));
-        assertEquals("2.0 (1.0-3.0)", IsolationCost.spread(new double[] {3, 1, 2}, "%.1f"));
+        assertEquals(2, IsolationReport.median(new double[] {3, 1, 2}));
+        assertEquals(2.5, IsolationReport.median(new double[] {4, 1, 3, 2}));
+        assertEquals("2.0 (1.0-3.0)", IsolationReport.spread(new double[] {3, 1, 2}, "%.1f"));
     }
 
     @Test
     void readsTheKernelsCounts() throws IOException {
-        Map<String, Integer> counts = IsolationCost.parseCounts(
+        Map<String, Integer> counts = KernelCounts.parse(
                 "0: rxe0: pd 3 cq 2 qp 1 cm_id 0 mr 17 ctx 1 srq 0\n1: other: pd 9 mr 9\n");
         assertEquals(Map.of("pd", 3, "mr", 17), counts);
-        assertThrows(IOException.class, () -> IsolationCost.parseCounts("Error: no device\n"));
+        assertThrows(IOException.class, () -> KernelCounts.parse("Error: no device\n"));
     }
 
     @Tag(VerbsTestDevice.TAG)
