@@ -40,6 +40,11 @@ final class LoopMeter {
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private final long[] threadIds;
+    /**
+     * The bytes one {@link #sample} allocates on the measured threads: 0, unless the caller is one of them,
+     * whose own readings (their arrays, the sample) would otherwise count as the work's garbage.
+     */
+    private long sampleAllocatedBytes;
 
     private LoopMeter(long[] threadIds) {
         this.threadIds = threadIds;
@@ -57,10 +62,31 @@ final class LoopMeter {
         return ofThreadIds(ids.stream().mapToLong(Long::longValue).toArray());
     }
 
-    /** Returns a meter of {@code threads}, which do the work themselves instead of event loops. */
+    /**
+     * Returns a meter of {@code threads}, which do the work themselves instead of event loops; if the
+     * calling thread is one of them, it must be the one that takes the samples.
+     */
     @SuppressWarnings("deprecation") // Thread.getId(): threadId() needs Java 19
     static LoopMeter of(Thread... threads) {
-        return ofThreadIds(Arrays.stream(threads).mapToLong(Thread::getId).toArray());
+        LoopMeter meter = ofThreadIds(Arrays.stream(threads).mapToLong(Thread::getId).toArray());
+        if (Arrays.asList(threads).contains(Thread.currentThread())) {
+            meter.sampleAllocatedBytes = meter.ownAllocation();
+        }
+        return meter;
+    }
+
+    /** Returns what a sample allocates on the calling thread, once a first one has loaded what it needs. */
+    private long ownAllocation() {
+        if (!THREADS.isThreadAllocatedMemorySupported()) {
+            return 0;
+        }
+        long bytes = 0;
+        for (int i = 0; i < 2; i++) {
+            long before = THREADS.getCurrentThreadAllocatedBytes();
+            sample(0);
+            bytes = THREADS.getCurrentThreadAllocatedBytes() - before;
+        }
+        return bytes;
     }
 
     private static LoopMeter ofThreadIds(long[] threadIds) {
@@ -85,6 +111,14 @@ final class LoopMeter {
             loopUser += user;
         }
         return new Sample(System.nanoTime(), count, OS.getProcessCpuTime(), allocatedBytes(), loopCpu, loopUser);
+    }
+
+    /**
+     * Returns the bytes the measured threads allocated for their work between {@code start} and
+     * {@code end}: without what taking the samples allocated, NaN where the JVM cannot tell.
+     */
+    double workAllocatedBytes(Sample start, Sample end) {
+        return end.allocatedBytesSince(start) - sampleAllocatedBytes;
     }
 
     /** Returns the bytes the loops' threads allocated so far, or -1 where the JVM cannot tell. */

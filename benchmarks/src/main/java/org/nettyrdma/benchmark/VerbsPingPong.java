@@ -119,7 +119,7 @@ public final class VerbsPingPong extends AbstractVerbsBenchmark {
         LoopMeter.Sample end = meter.sample(roundTrips);
         return new Result.RoundTrip(roundTrips, percentile(histogram, 50), percentile(histogram, 99),
                 percentile(histogram, 99.9), end.cpuNanosSince(start) / 1e3 / roundTrips,
-                end.allocatedBytesSince(start) / roundTrips, Double.NaN, Double.NaN);
+                meter.workAllocatedBytes(start, end) / roundTrips, Double.NaN, Double.NaN);
     }
 
     private static double percentile(Histogram histogram, double percentile) {

@@ -121,7 +121,7 @@ public final class VerbsWriteStream extends AbstractVerbsBenchmark {
         double messages = bytes / (double) size;
         // Registered memory is left out (-1): the two ends register differently, unlike two channels.
         return new Result.Stream(mib / end.secondsSince(start), (long) messages, end.cpuNanosSince(start) / 1e6 / mib,
-                end.allocatedBytesSince(start) / messages, -1, end.loopKernelShareSince(start),
+                meter.workAllocatedBytes(start, end) / messages, -1, end.loopKernelShareSince(start),
                 writer.creditStalls() - stallsAtStart);
     }
 }
