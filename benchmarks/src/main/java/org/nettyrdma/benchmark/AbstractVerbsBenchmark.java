@@ -1,0 +1,219 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.benchmark;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import org.nettyrdma.channel.rdma.internal.NativeLibrary;
+import org.nettyrdma.example.ExampleOptions;
+
+/**
+ * What the floor benchmarks ({@link VerbsPingPong}, {@link VerbsWriteStream}) share: their options and
+ * {@code main}, the name their figures go by, the watchdog's deadline, and the table they print. A
+ * subclass measures one size on a connection of its own and formats its row; this class runs the sizes
+ * one after the other, so that both programs print the same {@code bench-env} line and the same error
+ * rows for {@link BenchmarkReport}. Used by one thread at a time.
+ */
+abstract class AbstractVerbsBenchmark {
+
+    /** Connecting, a stalled message or stream, disconnecting: what takes longer is stuck. */
+    static final long TIMEOUT_SECONDS = 20;
+
+    private static final int[] DEFAULT_SIZES = {64, 4096, 65536};
+
+    /** The address of the RDMA device both ends use. */
+    protected final InetAddress host;
+    /** The message sizes, each measured on a connection of its own. */
+    protected final int[] sizes;
+    /** Both ends sleep on their completion channel when idle, instead of busy polling. */
+    protected final boolean waitForEvents;
+    /** The length of one warm-up round ({@link JitWarmUp}) per size. */
+    protected final long warmupNanos;
+    /** The length of the measured window per size. */
+    protected final long measureNanos;
+
+    /**
+     * Makes a benchmark between two ends on {@code host} for each of {@code sizes} (1 to {@code maxSize}
+     * bytes), busy polling or waiting for events, with the seconds of warm-up and of measurement per size.
+     */
+    AbstractVerbsBenchmark(InetAddress host, int[] sizes, int maxSize, boolean waitForEvents, double warmupSeconds,
+                           double measureSeconds) {
+        if (sizes.length == 0 || Arrays.stream(sizes).anyMatch(size -> size < 1 || size > maxSize)) {
+            throw new IllegalArgumentException("sizes: " + Arrays.toString(sizes) + " (expected: "
+                    + (maxSize == Integer.MAX_VALUE ? ">= 1" : "1 to " + maxSize) + " each)");
+        }
+        this.host = host;
+        this.sizes = sizes.clone();
+        this.waitForEvents = waitForEvents;
+        this.warmupNanos = (long) (warmupSeconds * 1e9);
+        this.measureNanos = (long) (measureSeconds * 1e9);
+    }
+
+    /** A subclass's public constructor, which {@link #main} calls with the options it parsed. */
+    @FunctionalInterface
+    interface Factory {
+        AbstractVerbsBenchmark create(InetAddress host, int[] sizes, boolean waitForEvents, double warmupSeconds,
+                                      double measureSeconds);
+    }
+
+    /**
+     * The {@code main} of the program named {@code program}: parses {@code args}, runs the benchmark
+     * {@code factory} makes under a watchdog, prints one {@link Result#toLine()} per size, and exits with
+     * status 1 if a size failed, 2 on a bad argument, 3 if the deadline passed.
+     */
+    static void main(String program, String[] args, Factory factory) throws Exception {
+        String usage = "usage: " + program + " [--host ADDRESS] [--sizes 64,4k,64k] "
+                + "[--wait busypoll|events] [--warmup SECONDS, default 3] [--time SECONDS, default 3]";
+        ExampleOptions options = ExampleOptions.parse(usage, args);
+        String host = options.host();
+        int[] sizes = options.integers("sizes", DEFAULT_SIZES);
+        String wait = options.string("wait", "busypoll");
+        double warmup = options.seconds("warmup", 3);
+        double time = options.seconds("time", 3);
+        options.checkAllRead();
+        if (!"busypoll".equals(wait) && !"events".equals(wait)) {
+            System.err.println("--wait: " + wait + " (expected: busypoll or events)\n" + usage);
+            System.exit(2);
+        }
+
+        NativeLibrary.ensureLoaded();
+        AbstractVerbsBenchmark benchmark = factory.create(InetAddress.getByName(host), sizes, "events".equals(wait),
+                warmup, time);
+        TransportBenchmark.startWatchdog(benchmark.name(), benchmark.deadlineSeconds());
+        List<Result> results = benchmark.run(System.out);
+        for (Result result : results) {
+            System.out.println(result.toLine());
+        }
+        // exit(), not a return: a peer's thread stuck in a verb must not keep the program alive.
+        System.exit(results.stream().anyMatch(result -> result.error() != null) ? 1 : 0);
+    }
+
+    /** Returns {@link VerbsPingPong#BUSY_POLL} or {@link VerbsPingPong#EVENTS}: the floor's names. */
+    String name() {
+        return waitForEvents ? VerbsPingPong.EVENTS : VerbsPingPong.BUSY_POLL;
+    }
+
+    /** Returns how both ends wait, for the title line. */
+    String waiting() {
+        return waitForEvents ? "wait on the completion channel" : "busy-poll their CQ";
+    }
+
+    /** Returns the seconds after which a run must have finished, whatever went wrong in it. */
+    long deadlineSeconds() {
+        long running = TimeUnit.NANOSECONDS.toSeconds(JitWarmUp.MAX_ROUNDS * warmupNanos + measureNanos)
+                + JitWarmUp.MAX_ROUNDS + 2;
+        return 60 + sizes.length * (running + 4 * TIMEOUT_SECONDS);
+    }
+
+    /** Runs every size, printing a table row as each finishes, and returns the results. */
+    public final List<Result> run(PrintStream out) throws InterruptedException {
+        out.println(String.format(Locale.ROOT, "bench-env transport=%s host=%s java=%s cpus=%d sizes=%s"
+                        + " warmup_s=%.1f time_s=%.1f", name(), host.getHostAddress(),
+                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
+                Arrays.stream(sizes).mapToObj(Integer::toString).collect(Collectors.joining(",")),
+                warmupNanos / 1e9, measureNanos / 1e9));
+        printTitle(out);
+        out.printf(Locale.ROOT, "per size: warm-up rounds of %.1f s until the JIT compiler is quiet (at most %d), not"
+                + " counted, then %.1f s measured%n", warmupNanos / 1e9, JitWarmUp.MAX_ROUNDS, measureNanos / 1e9);
+        printColumns(out);
+        List<Result> results = new ArrayList<>();
+        for (int size : sizes) {
+            Result result = measureOrFail(size, out);
+            results.add(result);
+            // A failed size has an error and no figures, a measured one figures and no error.
+            out.println(result.error() != null ? String.format("%8d | error: %s", size, result.error())
+                    : row(size, result));
+        }
+        return results;
+    }
+
+    /** The end of a size's connection that accepts it, run on a thread of its own. */
+    interface PassiveEnd extends Runnable {
+        /** Returns why this end failed, or {@code null}; may be called from any thread. */
+        Throwable failure();
+    }
+
+    /** The end of a size's connection that connects to the passive end and measures, on the calling thread. */
+    @FunctionalInterface
+    interface ActiveEnd<P extends PassiveEnd, T> {
+        /**
+         * Connects to {@code server}, measures, and stops the passive end {@code passive}, which runs on
+         * {@code passiveThread}; returns the figures.
+         */
+        T run(InetSocketAddress server, P passive, Thread passiveThread) throws IOException;
+    }
+
+    /**
+     * Runs one size's connection: listens on {@link #host}, starts the passive end {@code passiveEnd} makes
+     * on a daemon thread named {@code threadName}, runs {@code activeEnd} on the calling thread, and returns
+     * its figures once the passive end has finished.
+     *
+     * @param role what the passive end is, for the exception that says it failed
+     * @throws IOException if either end failed
+     */
+    final <P extends PassiveEnd, T> T connection(Function<VerbsListener, P> passiveEnd, String threadName,
+                                                 String role, ActiveEnd<P, T> activeEnd)
+            throws IOException, InterruptedException {
+        try (VerbsListener listener = VerbsListener.listen(host)) {
+            P passive = passiveEnd.apply(listener);
+            Thread passiveThread = new Thread(passive, threadName);
+            passiveThread.setDaemon(true);
+            passiveThread.start();
+            T figures;
+            try {
+                figures = activeEnd.run(listener.address(), passive, passiveThread);
+            } finally {
+                // The listener's channel must outlive the passive end's accept.
+                passiveThread.join(TimeUnit.SECONDS.toMillis(3 * TIMEOUT_SECONDS));
+            }
+            if (passive.failure() != null) {
+                throw new IOException("the " + role + " failed", passive.failure());
+            }
+            return figures;
+        }
+    }
+
+    /** Prints the line that says what is measured, after the {@code bench-env} line. */
+    abstract void printTitle(PrintStream out);
+
+    /** Prints the table's column headings. */
+    abstract void printColumns(PrintStream out);
+
+    /** Measures one size on a connection of its own; a failure is a result with an error. */
+    private Result measureOrFail(int size, PrintStream out) throws InterruptedException {
+        try {
+            return measure(size, out);
+        } catch (IOException | RuntimeException e) {
+            return new Result(name(), size, null, null, TransportBenchmark.describe(e));
+        }
+    }
+
+    /** Measures one size on a connection of its own (see {@link #connection}) and returns its figures. */
+    abstract Result measure(int size, PrintStream out) throws IOException, InterruptedException;
+
+    /** Returns the table row of {@code result}, which has figures. */
+    abstract String row(int size, Result result);
+}

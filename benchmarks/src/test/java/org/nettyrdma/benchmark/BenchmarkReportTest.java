@@ -1,0 +1,255 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.benchmark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+/** The report {@code scripts/demo} prints, from lines of the form the VM run produces. */
+class BenchmarkReportTest {
+
+    private static final String[] RUN = {
+        "demo-env qemu=7.2.22",
+        "perftest-env kernel=6.1.0-57-amd64 cpus=2 accel=tcg tcg_thread=multi device=rxe0 active_mtu=4096",
+        "perftest ib_write_bw size=65536 MBps=50.00 peak_MBps=52.00 attempts=1",
+        "perftest ib_write_bw size=4096 MBps=40.00 peak_MBps=41.00 attempts=1",
+        "perftest ib_send_lat size=64 usec_typical=15.00 usec_avg=17.00 usec_p99=80.00 usec_min=12.00 attempts=1",
+        "perftest ib_send_bw size=4096 error=exit-status-1",
+        "bench-env transport=rdma host=10.77.0.1 java=17.0.15 cpus=2",
+        "bench transport=rdma size=64 MBps=2.00 messages=100 cpu_ms_per_MB=400.0 alloc_B_per_msg=48.0"
+                + " registered_B_per_channel=2621440 loop_kernel_share=0.40 rtt_p50_us=60.0 rtt_p99_us=200.0 rtt_p999_us=900.0"
+                + " round_trips=1000 cpu_us_per_rtt=90.0 alloc_B_per_rtt=96.0 wakeups_per_rtt=2.25"
+                + " completions_per_rtt=4.00",
+        "bench transport=rdma size=65536 MBps=40.00 messages=100 cpu_ms_per_MB=30.0 alloc_B_per_msg=0.5"
+                + " registered_B_per_channel=2621440 error=round trip: no round trip completed in the measured time",
+        "bench-end transport=rdma registered_B_after_shutdown=0",
+        "bench transport=rdma-busypoll size=64 MBps=2.50 messages=100 cpu_ms_per_MB=500.0 alloc_B_per_msg=48.0"
+                + " registered_B_per_channel=2621440 rtt_p50_us=45.0 rtt_p99_us=100.0 rtt_p999_us=300.0"
+                + " round_trips=1000 cpu_us_per_rtt=95.0 alloc_B_per_rtt=96.0",
+        "bench transport=epoll size=64 MBps=20.00 messages=100 cpu_ms_per_MB=40.0 alloc_B_per_msg=7.0"
+                + " rtt_p50_us=50.0 rtt_p99_us=150.0 rtt_p999_us=800.0 round_trips=1000 cpu_us_per_rtt=80.0"
+                + " alloc_B_per_rtt=0.1",
+        "bench transport=epoll size=65536 MBps=80.00 messages=100 cpu_ms_per_MB=3.0 alloc_B_per_msg=2.0"
+                + " rtt_p50_us=300.0 rtt_p99_us=900.0 rtt_p999_us=1500.0 round_trips=100 cpu_us_per_rtt=500.0"
+                + " alloc_B_per_rtt=1.0",
+        "example http: 200 GETs over rdma to /10.77.0.1:8080, every answer 200 \"Hello over rdma\" (900 ms)",
+        "a line of no known kind",
+    };
+
+    private static String render(String... moreLines) {
+        BenchmarkReport report = new BenchmarkReport();
+        for (String line : RUN) {
+            report.add(line);
+        }
+        for (String line : moreLines) {
+            report.add(line);
+        }
+        return report.render();
+    }
+
+    @Test
+    void ratiosCompareRdmaWithPerftestAndTcpAtTheSameSize() {
+        String report = render();
+        assertTrue(report.contains("qemu 7.2.22, tcg thread=multi, 2 vCPUs, kernel 6.1.0-57-amd64; rxe0 (Soft-RoCE),"
+                + " active MTU 4096; java 17.0.15"), report);
+        // 40 / 50 = 0.80 of perftest, 40 / 80 = 0.50 of epoll; no busy-polling, nio or raw-verbs figure, no ratio.
+        assertEquals(List.of("65536", "40.00", "-", "-", "80.00", "-", "50.00", "0.80", "-", "-", "-", "0.50", "-"),
+                row(report, "Throughput", "65536"));
+        // 64 B: no ib_write_bw at that size.
+        assertEquals(List.of("64", "2.00", "2.50", "-", "20.00", "-", "-", "-", "-", "-", "-", "0.10", "-"),
+                row(report, "Throughput", "64"));
+        // ib_send_lat's 15 us is half a round trip, shown doubled; no nio and no raw-verbs figures: dashes.
+        assertEquals(List.of("64", "60.0", "/", "200.0", "/", "900.0", "45.0", "/", "100.0", "/", "300.0",
+                "50.0", "/", "150.0", "/", "800.0", "-", "-", "-", "30.0"), row(report, "Round trip:", "64"));
+        // 60 / 30 = 2.00, busy polling 45 / 30 = 1.50, 60 / 50 = 1.20 of epoll.
+        assertEquals(List.of("64", "2.00", "1.50", "1.20", "-", "-"), row(report, "Round trip ratios", "64"));
+        // No busy-polling figure at 64 KiB: a dash in its place.
+        assertEquals(List.of("65536", "-", "-", "300.0", "/", "900.0", "/", "1500.0", "-", "-", "-", "-"),
+                row(report, "Round trip:", "65536"));
+    }
+
+    @Test
+    void theFloorOnRawVerbsStandsNextToTheTransport() {
+        String report = render(
+                "bench-env transport=java-verbs host=10.77.0.1 java=17.0.15 cpus=2 sizes=64",
+                "bench transport=java-verbs size=64 rtt_p50_us=36.0 rtt_p99_us=80.0 rtt_p999_us=200.0"
+                        + " round_trips=5000 cpu_us_per_rtt=70.0 alloc_B_per_rtt=0.0",
+                "bench transport=java-verbs-events size=64 rtt_p50_us=48.0 rtt_p99_us=90.0 rtt_p999_us=250.0"
+                        + " round_trips=4000 cpu_us_per_rtt=60.0 alloc_B_per_rtt=0.0");
+        assertEquals(List.of("64", "60.0", "/", "200.0", "/", "900.0", "45.0", "/", "100.0", "/", "300.0",
+                "50.0", "/", "150.0", "/", "800.0", "-", "36.0", "/", "80.0", "/", "200.0", "48.0", "/", "90.0", "/",
+                "250.0", "30.0"), row(report, "Round trip:", "64"));
+        // busy polling against busy polling: 45 / 36 = 1.25; waiting against waiting: 60 / 48 = 1.25.
+        assertEquals(List.of("64", "2.00", "1.50", "1.20", "1.25", "1.25"), row(report, "Round trip ratios", "64"));
+        assertEquals(List.of("64", "java-verbs", "-", "-", "-", "70.0", "0.0", "-", "-"),
+                row(report, "Costs", "64", "java-verbs"));
+        assertEquals(List.of("64", "rdma", "400.0", "40", "48.0", "90.0", "96.0", "2.25", "2.50", "MiB"),
+                row(report, "Costs", "64", "rdma"));
+        // Context on the target's line; what counts as met stays the transport against perftest.
+        assertTrue(report.contains("  MET           64 B round trip <= 1.5 x ib_send_lat's: rdma-busypoll p50 45.0 us"
+                + " is 1.50 x 30.0 us; floor: java-verbs p50 36.0 us is 1.20 x 30.0 us, rdma-busypoll is 1.25 x"
+                + " java-verbs\n"), report);
+    }
+
+    @Test
+    void theStreamFloorOnRawVerbsMergesWithItsRoundTrip() {
+        // As scripts/demo runs them: VerbsPingPong first, then VerbsWriteStream, under one name.
+        String report = render(
+                "bench transport=java-verbs size=65536 rtt_p50_us=250.0 rtt_p99_us=600.0 rtt_p999_us=1200.0"
+                        + " round_trips=500 cpu_us_per_rtt=400.0 alloc_B_per_rtt=0.0",
+                "bench-env transport=java-verbs host=10.77.0.1 java=17.0.15 cpus=2 sizes=65536",
+                "bench transport=java-verbs size=65536 MBps=45.00 messages=2880 cpu_ms_per_MB=25.0"
+                        + " alloc_B_per_msg=0.0 loop_kernel_share=0.70 credit_stalls=120");
+        // The floor is 45 / 50 = 0.90 of perftest; no busy-polling transport to hold against it.
+        assertEquals(List.of("65536", "40.00", "-", "45.00", "80.00", "-", "50.00", "0.80", "-", "-", "0.90", "0.50",
+                "-"), row(report, "Throughput", "65536"));
+        // The round trip's fields stay.
+        assertEquals(List.of("65536", "-", "-", "300.0", "/", "900.0", "/", "1500.0", "-", "250.0", "/", "600.0", "/",
+                "1200.0", "-", "-"), row(report, "Round trip:", "65536"));
+        assertEquals(List.of("65536", "java-verbs", "25.0", "70", "0.0", "400.0", "0.0", "-", "-"),
+                row(report, "Costs", "65536", "java-verbs"));
+        assertTrue(report.contains("  MISSED        64 KiB throughput >= 0.9 x ib_write_bw: rdma 40.00 MB/s is 0.80 x"
+                + " 50.00 MB/s; floor: java-verbs 45.00 MB/s is 0.90 x 50.00 MB/s, rdma is 0.89 x java-verbs\n"),
+                report);
+    }
+
+    @Test
+    void theStreamTargetIsJudgedOnTheBusyPollingTransportWithTheSleepingOneBeside() {
+        String report = render(
+                "bench transport=rdma-busypoll size=65536 MBps=46.00 messages=2900 cpu_ms_per_MB=26.0"
+                        + " alloc_B_per_msg=0.0 registered_B_per_channel=2621440",
+                "bench transport=java-verbs size=65536 MBps=48.00 messages=3000 cpu_ms_per_MB=25.0"
+                        + " alloc_B_per_msg=0.0 loop_kernel_share=0.50 credit_stalls=100");
+        // 46 / 50 = 0.92 of perftest, 46 / 48 = 0.96 of the floor, which is 48 / 50 = 0.96 of perftest.
+        assertEquals(List.of("65536", "40.00", "46.00", "48.00", "80.00", "-", "50.00", "0.80", "0.92", "0.96", "0.96",
+                "0.50", "-"), row(report, "Throughput", "65536"));
+        // ib_write_bw busy-polls: busy polling against it, and the loops that sleep named beside.
+        assertTrue(report.contains("  MET           64 KiB throughput >= 0.9 x ib_write_bw: rdma-busypoll 46.00 MB/s is"
+                + " 0.92 x 50.00 MB/s (rdma, loops that sleep: 40.00 MB/s, 0.80 x); floor: java-verbs 48.00 MB/s is"
+                + " 0.96 x 50.00 MB/s, rdma-busypoll is 0.96 x java-verbs\n"), report);
+    }
+
+    @Test
+    void theWaitingStreamFloorStandsInWhereTheBusyOneIsMissing() {
+        String report = render("bench transport=java-verbs-events size=65536 MBps=44.00 messages=2800"
+                + " cpu_ms_per_MB=20.0 alloc_B_per_msg=0.0");
+        assertTrue(report.contains("; floor: java-verbs-events 44.00 MB/s is 0.88 x 50.00 MB/s, rdma is 0.91 x"
+                + " java-verbs-events\n"), report);
+        // The table's column is the busy-polling floor's.
+        assertEquals("-", row(report, "Throughput", "65536").get(3));
+    }
+
+    @Test
+    void bothErrorsOfOneNameAreKept() {
+        String report = render("bench transport=java-verbs size=64 error=no message in 20 s",
+                "bench transport=java-verbs size=64 error=no write in 20 s");
+        assertTrue(report.contains("\n  java-verbs 64 B: no message in 20 s; no write in 20 s\n"), report);
+    }
+
+    /** Returns the fields of the first row of {@code section} whose first fields are {@code start}. */
+    private static List<String> row(String report, String section, String... start) {
+        String rest = report.substring(report.indexOf("\n" + section));
+        for (String line : rest.split("\n")) {
+            List<String> fields = Arrays.asList(line.trim().split("\\s+"));
+            if (fields.size() >= start.length && fields.subList(0, start.length).equals(List.of(start))) {
+                return fields;
+            }
+        }
+        throw new AssertionError("no row " + Arrays.toString(start) + " in " + section + ":\n" + report);
+    }
+
+    @Test
+    void targetsAreJudgedOnTheFiguresOfTheRun() {
+        String report = render();
+        assertTrue(report.contains("  MISSED        64 KiB throughput >= 0.9 x ib_write_bw: rdma 40.00 MB/s is 0.80 x"
+                + " 50.00 MB/s"), report);
+        // Judged on the busy-polling transport, as ib_send_lat busy-polls too.
+        assertTrue(report.contains("  MET           64 B round trip <= 1.5 x ib_send_lat's: rdma-busypoll p50 45.0 us"
+                + " is 1.50 x"
+                + " 30.0 us"), report);
+        // 64 B: 48 B/msg against epoll's 7; the 64 KiB round trip was not measured.
+        assertTrue(report.contains("  NOT MEASURED  no garbage per message in the steady state"), report);
+        assertTrue(report.contains("  MET           bounded registered memory per connection: 2.50 MiB per channel at"
+                + " every size, 0 B left after shutdown"), report);
+    }
+
+    @Test
+    void aSecondPerftestReadingCountsWhereItIsBetter() {
+        String report = render("perftest ib_write_bw size=65536 MBps=80.00 peak_MBps=82.00 attempts=1",
+                "perftest ib_write_bw size=4096 error=exit-status-1",
+                "perftest ib_send_lat size=64 usec_typical=20.00 usec_avg=22.00 usec_p99=90.00 usec_min=14.00"
+                        + " attempts=1");
+        // The higher bandwidth: 40 / 80; the failed second reading leaves the first.
+        assertEquals(List.of("65536", "40.00", "-", "-", "80.00", "-", "80.00", "0.50", "-", "-", "-", "0.50", "-"),
+                row(report, "Throughput", "65536"));
+        assertTrue(report.contains("  perftest ib_write_bw 4096 B read 40.00, error MB/s in this run;"), report);
+        assertTrue(report.contains("  perftest ib_write_bw 65536 B read 50.00, 80.00 MB/s in this run; the better one"
+                + " is shown and compared with.\n"), report);
+        // The lower latency: the first 15 us stays.
+        assertTrue(report.contains("  perftest ib_send_lat 64 B read 15.00, 20.00 us (one way) in this run;"), report);
+        assertTrue(report.contains("  MISSED        64 KiB throughput >= 0.9 x ib_write_bw: rdma 40.00 MB/s is 0.50 x"
+                + " 80.00 MB/s"), report);
+        assertTrue(report.contains("rdma-busypoll p50 45.0 us is 1.50 x 30.0 us"), report);
+    }
+
+    @Test
+    void aQemuOtherThan10IsPointedOut() {
+        String report = render("demo-note no qemu 10 (offline): this run used the system's qemu 7.2.22");
+        assertTrue(report.contains("active MTU 4096; java 17.0.15\n"
+                + "  NOTE: no qemu 10 (offline): this run used the system's qemu 7.2.22\n"
+                + "  NOTE: qemu 7.2.22 is not 10.x: the issue's latency figures are meant for multi-threaded TCG on"
+                + " qemu 10\n"), report);
+    }
+
+    @Test
+    void theHostsOtherLoadDuringTheRunIsShown() {
+        String report = render("demo-env host_cores=2 host_other_cpu=39% host_steal=1%");
+        assertTrue(report.contains("  host: other processes used 39% of its 2 cores' CPU during the VM run (steal 1%)\n"),
+                report);
+    }
+
+    @Test
+    void qemu10NeedsNoNote() {
+        BenchmarkReport report = new BenchmarkReport();
+        report.add("demo-env qemu=10.0.2");
+        String text = report.render();
+        assertTrue(text.contains("  qemu 10.0.2, "), text);
+        assertFalse(text.contains("NOTE"), text);
+    }
+
+    @Test
+    void failuresAndExamplesAreListed() {
+        String report = render();
+        assertTrue(report.contains("\n  rdma 65536 B: round trip: no round trip completed in the measured time\n"),
+                report);
+        assertTrue(report.contains("\n  ib_send_bw 4096 B: exit-status-1\n"), report);
+        assertTrue(report.contains("\nExamples over RDMA\n  http: 200 GETs over rdma"), report);
+    }
+
+    @Test
+    void anErrorTakesTheRestOfTheLine() {
+        assertEquals(Map.of("transport", "rdma", "size", "64", "error", "stream: the connection closed: x=y"),
+                BenchmarkReport.fields("transport=rdma size=64 error=stream: the connection closed: x=y"));
+        assertEquals(Map.of("error", "exit-status-1"), BenchmarkReport.fields("error=exit-status-1"));
+    }
+}
