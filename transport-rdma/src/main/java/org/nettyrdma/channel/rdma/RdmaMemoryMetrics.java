@@ -24,13 +24,18 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  * (receive slots, rings, send buffers), what the allocator's pool has registered, and the limit both
  * share. Registered memory is pinned; a connection that would pass the limit fails with an
  * {@link java.io.IOException} that says so, and a server refuses the connect request with that
- * reason. The limit is the system property {@code org.nettyrdma.maxRegisteredMemory} (bytes, 1 GiB
- * by default).
+ * reason. The limit is the system property {@link #LIMIT_PROPERTY} (bytes, 1 GiB by default).
  *
  * <p>An immutable snapshot taken by {@link #snapshot()}; the counts are process-wide and may move
  * while it is taken.
  */
 public final class RdmaMemoryMetrics {
+
+    /**
+     * The system property that sets the limit on registered memory, in bytes:
+     * {@value}. It is read once, when the transport first registers memory.
+     */
+    public static final String LIMIT_PROPERTY = RegisteredMemoryBudget.LIMIT_PROPERTY;
 
     private final long registeredBytes;
     private final long connectionBytes;
