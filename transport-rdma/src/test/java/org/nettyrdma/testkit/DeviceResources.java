@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import org.nettyrdma.channel.rdma.RdmaMemoryMetrics;
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
@@ -89,7 +90,7 @@ public final class DeviceResources {
     public static Snapshot snapshot() {
         Map<String, Integer> kernel = kernelCounts();
         kernel.remove(PROTECTION_DOMAINS);
-        return new Snapshot(RegisteredBuffer.liveRegistrations(), CompletionQueue.liveCount(), kernel);
+        return new Snapshot(RdmaMemoryMetrics.snapshot().connectionRegions(), CompletionQueue.liveCount(), kernel);
     }
 
     /**

@@ -39,7 +39,9 @@ public final class RdmaMemoryMetrics {
 
     private final long registeredBytes;
     private final long connectionBytes;
+    private final int connectionRegions;
     private final long allocatorBytes;
+    private final int allocatorRegions;
     private final long limitBytes;
     private final long refusedRegistrations;
     private final long failedDeregistrations;
@@ -47,7 +49,9 @@ public final class RdmaMemoryMetrics {
     private RdmaMemoryMetrics() {
         registeredBytes = RegisteredMemoryBudget.used();
         connectionBytes = RegisteredBuffer.liveBytes();
+        connectionRegions = RegisteredBuffer.liveRegistrations();
         allocatorBytes = RegisteredSlab.registeredBytes();
+        allocatorRegions = RegisteredSlab.registrations();
         limitBytes = RegisteredMemoryBudget.limit();
         refusedRegistrations = RegisteredMemoryBudget.refused();
         failedDeregistrations = RegisteredMemoryBudget.failedDeregistrations();
@@ -68,9 +72,25 @@ public final class RdmaMemoryMetrics {
         return connectionBytes;
     }
 
+    /**
+     * Returns the memory regions connections hold. Each is an entry in the kernel's count of memory
+     * regions ({@code rdma resource show}); one that stays after its connection closed is a leak.
+     */
+    public int connectionRegions() {
+        return connectionRegions;
+    }
+
     /** Returns the bytes the allocator's pool has registered, once per device it sent from. */
     public long allocatorBytes() {
         return allocatorBytes;
+    }
+
+    /**
+     * Returns the memory regions of the allocator's pool: one per slab and device, kept while the
+     * pool keeps the slab.
+     */
+    public int allocatorRegions() {
+        return allocatorRegions;
     }
 
     /** Returns the limit on registered memory, in bytes. */
@@ -94,7 +114,8 @@ public final class RdmaMemoryMetrics {
     @Override
     public String toString() {
         return "RdmaMemoryMetrics(registered " + registeredBytes + " of " + limitBytes + " bytes: connections "
-                + connectionBytes + ", allocator " + allocatorBytes + "; refused " + refusedRegistrations
+                + connectionBytes + " in " + connectionRegions + " regions, allocator " + allocatorBytes + " in "
+                + allocatorRegions + " regions; refused " + refusedRegistrations
                 + ", failed deregistrations " + failedDeregistrations + ')';
     }
 }
