@@ -26,7 +26,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A second JVM running a main class of the testsuite, for tests whose peer must be another process: a
+ * A second JVM running a main class of the device tests, for tests whose peer must be another process: a
  * peer that does not share the test's protection domain, or one that is killed. It runs the test JVM's
  * own {@code java} binary with the test JVM's flags ({@code --add-exports}, {@code -Djava.library.path}
  * and the rest that {@code scripts/device-tests} passed) and class path, in the same directory and
