@@ -18,7 +18,7 @@ package org.nettyrdma.testsuite.containers;
 import java.time.Duration;
 
 import org.nettyrdma.testcontainers.RdmaContainer;
-import org.nettyrdma.testsuite.verbs.RdmaTestEnvironment;
+import org.nettyrdma.testkit.RdmaTestEnvironment;
 import org.testcontainers.containers.startupcheck.OneShotStartupCheckStrategy;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.images.ImagePullPolicy;

@@ -26,7 +26,7 @@ import org.nettyrdma.example.Transport;
 import org.nettyrdma.example.http.HttpHelloClient;
 import org.nettyrdma.testcontainers.RdmaContainer;
 import org.nettyrdma.testcontainers.RequiresRdmaDockerHost;
-import org.nettyrdma.testsuite.verbs.RdmaTestEnvironment;
+import org.nettyrdma.testkit.RdmaTestEnvironment;
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
 

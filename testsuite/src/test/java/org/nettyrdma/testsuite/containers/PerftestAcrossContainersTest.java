@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.nettyrdma.testcontainers.RdmaContainer;
 import org.nettyrdma.testcontainers.RequiresRdmaDockerHost;
-import org.nettyrdma.testsuite.verbs.RdmaTestEnvironment;
+import org.nettyrdma.testkit.RdmaTestEnvironment;
 import org.testcontainers.junit.jupiter.Testcontainers;
 
 /** perftest's {@code ib_write_bw} with its server in one container and its client in another. */

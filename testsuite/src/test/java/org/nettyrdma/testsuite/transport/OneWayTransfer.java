@@ -26,6 +26,13 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
+import org.nettyrdma.testkit.ExceptionRecorder;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.StreamDigest;
+import org.nettyrdma.testkit.StreamReader;
+import org.nettyrdma.testkit.StreamWriter;
+import org.nettyrdma.testkit.TestStream;
+import org.nettyrdma.testkit.WritePlan;
 
 /**
  * A server and one client on a test's group, the client writing a {@link TestStream} by a

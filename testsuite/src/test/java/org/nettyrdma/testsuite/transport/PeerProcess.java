@@ -30,6 +30,9 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
+import org.nettyrdma.testkit.ChildJvm;
+import org.nettyrdma.testkit.EchoHandler;
+import org.nettyrdma.testkit.EchoProbe;
 
 /**
  * The peer of a fault test, run in a process of its own ({@code ChildJvm}) so that the fault can be

@@ -27,6 +27,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
  * A server pipeline that fails to take an accepted channel: the peer's connect is refused at once, not

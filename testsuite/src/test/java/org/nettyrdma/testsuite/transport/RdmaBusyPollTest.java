@@ -31,6 +31,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaLoopMetrics;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
+import org.nettyrdma.testkit.Await;
+import org.nettyrdma.testkit.EchoHandler;
+import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
  * Loops that busy-poll their completion queues: request and response go back and forth, spins

@@ -28,6 +28,12 @@ import io.netty.channel.WriteBufferWaterMark;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.testkit.Await;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.StreamReader;
+import org.nettyrdma.testkit.StreamWriter;
+import org.nettyrdma.testkit.TestSeed;
+import org.nettyrdma.testkit.WritePlan;
 
 /**
  * A connection closed by either end while a large transfer is in flight ends as a close, not as an

@@ -34,10 +34,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.nettyrdma.testsuite.DeviceResources;
 import org.nettyrdma.channel.rdma.RdmaByteBufAllocator;
-import org.nettyrdma.channel.rdma.internal.CompletionQueue;
-import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
+import org.nettyrdma.testkit.Await;
+import org.nettyrdma.testkit.DeviceResources;
+import org.nettyrdma.testkit.EchoHandler;
+import org.nettyrdma.testkit.EchoProbe;
+import org.nettyrdma.testkit.ExceptionRecorder;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.TestSeed;
 
 /**
  * One server (a group of two loops) and a client that, cycle after cycle, connects, has a small
@@ -267,8 +271,9 @@ class RdmaConnectCycleTest {
     private record Counts(long registeredBytes, long nativeBytes, int registrations, int completionQueues,
                           Map<String, Integer> kernel) {
         static Counts now() {
-            return new Counts(RegisteredBuffer.liveBytes(), RegisteredBuffer.allocatedBytes(),
-                    RegisteredBuffer.liveRegistrations(), CompletionQueue.liveCount(), DeviceResources.kernelCounts());
+            DeviceResources.TransportCounts transport = DeviceResources.transportCounts();
+            return new Counts(transport.registeredBytes(), transport.nativeBytes(), transport.registrations(),
+                    transport.completionQueues(), DeviceResources.kernelCounts());
         }
     }
 

@@ -26,8 +26,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.nettyrdma.testsuite.ChildJvm;
-import org.nettyrdma.testsuite.verbs.RdmaTestEnvironment;
+import org.nettyrdma.testkit.ChildJvm;
+import org.nettyrdma.testkit.RdmaTestEnvironment;
 
 /**
  * {@code rdma link delete} under load, as an operator or a driver reload does it: a server process

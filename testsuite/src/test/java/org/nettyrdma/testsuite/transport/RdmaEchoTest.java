@@ -23,6 +23,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.testkit.EchoHandler;
+import org.nettyrdma.testkit.EchoProbe;
+import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
  * A Netty echo server and client over the RDMA transport: bytes of every size class (inline-sized,

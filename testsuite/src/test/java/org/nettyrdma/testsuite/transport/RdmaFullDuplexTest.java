@@ -26,6 +26,13 @@ import io.netty.channel.WriteBufferWaterMark;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.testkit.ExceptionRecorder;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.StreamDigest;
+import org.nettyrdma.testkit.StreamReader;
+import org.nettyrdma.testkit.StreamWriter;
+import org.nettyrdma.testkit.TestSeed;
+import org.nettyrdma.testkit.WritePlan;
 
 /**
  * Both ends write a stream at full speed at the same time. Each side's data and the credits it

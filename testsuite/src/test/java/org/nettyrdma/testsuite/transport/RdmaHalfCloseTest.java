@@ -35,6 +35,7 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
  * The peer's half-close reaches a channel that is not reading ({@code AUTO_READ} off, no

@@ -54,6 +54,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.testkit.ExceptionRecorder;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.TestSeed;
 
 /**
  * Netty's HTTP/2 codec, unchanged, over RDMA, the way gRPC uses it: cleartext HTTP/2 with prior

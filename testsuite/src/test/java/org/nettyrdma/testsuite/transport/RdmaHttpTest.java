@@ -41,6 +41,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
  * Netty's HTTP/1.1 codecs, unchanged, over RDMA: one keep-alive connection carries requests whose

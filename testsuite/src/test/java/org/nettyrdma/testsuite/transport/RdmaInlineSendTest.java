@@ -26,6 +26,9 @@ import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaLoopMetrics;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
+import org.nettyrdma.testkit.EchoHandler;
+import org.nettyrdma.testkit.EchoProbe;
+import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
  * Sends posted inline: the channel posts Sends inline up to the size asked for (none when 0 is

@@ -36,6 +36,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
+import org.nettyrdma.testkit.EchoHandler;
+import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
  * A loop that shuts down closes its channels while it still runs tasks, so that a close's events fire.

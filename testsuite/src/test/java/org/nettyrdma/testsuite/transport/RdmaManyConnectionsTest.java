@@ -30,6 +30,14 @@ import io.netty.channel.EventLoop;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.testkit.EchoHandler;
+import org.nettyrdma.testkit.ExceptionRecorder;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.StreamDigest;
+import org.nettyrdma.testkit.StreamReader;
+import org.nettyrdma.testkit.StreamWriter;
+import org.nettyrdma.testkit.TestSeed;
+import org.nettyrdma.testkit.WritePlan;
 
 /**
  * 32 connections at once on a group of two {@code RdmaIoHandler} loops that serves both the server

@@ -28,9 +28,11 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
-import org.nettyrdma.testsuite.ChildJvm;
-import org.nettyrdma.testsuite.verbs.RdmaTestEnvironment;
+import org.nettyrdma.channel.rdma.RdmaMemoryMetrics;
+import org.nettyrdma.testkit.ChildJvm;
+import org.nettyrdma.testkit.EchoProbe;
+import org.nettyrdma.testkit.RdmaTestEnvironment;
+import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
  * A server at its limit of registered memory refuses a connection that would pass it, at once and
@@ -48,7 +50,7 @@ class RdmaMemoryLimitTest {
 
     @Test
     void aConnectionBeyondTheLimitIsRefusedWithTheReason() throws Exception {
-        try (ChildJvm server = ChildJvm.start(List.of("-D" + RegisteredMemoryBudget.LIMIT_PROPERTY + '=' + LIMIT),
+        try (ChildJvm server = ChildJvm.start(List.of("-D" + RdmaMemoryMetrics.LIMIT_PROPERTY + '=' + LIMIT),
                 PeerProcess.class, "server", "0")) {
             InetSocketAddress address = new InetSocketAddress(RdmaTestEnvironment.address(),
                     Integer.parseInt(server.awaitLine("listening ", 60, TimeUnit.SECONDS)));

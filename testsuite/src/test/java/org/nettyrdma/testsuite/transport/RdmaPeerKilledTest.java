@@ -35,7 +35,11 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.nettyrdma.testsuite.ChildJvm;
+import org.nettyrdma.testkit.Await;
+import org.nettyrdma.testkit.ChildJvm;
+import org.nettyrdma.testkit.EchoHandler;
+import org.nettyrdma.testkit.EchoProbe;
+import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
  * A client process killed with SIGKILL in the middle of a stream both ways: its kernel tears its

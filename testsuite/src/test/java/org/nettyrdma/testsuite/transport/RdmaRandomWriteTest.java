@@ -21,6 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.TestSeed;
+import org.nettyrdma.testkit.WritePlan;
 
 /**
  * A stream written in random sizes from 1 byte to 4 MiB arrives unchanged and in order: sizes on both

@@ -30,6 +30,7 @@ import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
  * A reader with {@code AUTO_READ} off that asks for one byte per {@code read()}, as Netty's

@@ -30,8 +30,13 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaMemoryMetrics;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
-import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
+import org.nettyrdma.testkit.Await;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.StreamWriter;
+import org.nettyrdma.testkit.TestSeed;
+import org.nettyrdma.testkit.WritePlan;
 
 /**
  * A server that does not read ({@code AUTO_READ} off) while the client writes ten times what the
@@ -66,7 +71,7 @@ class RdmaSlowReaderTest {
                 client -> client);
         Channel client = transfer.client;
         StreamWriter writer = transfer.writer;
-        long registeredWhenConnected = RegisteredBuffer.liveBytes();
+        long registeredWhenConnected = RdmaMemoryMetrics.snapshot().connectionBytes();
 
         // Wait until the writer is blocked and the transport had every chance to send more.
         Await.until(() -> !client.isWritable(), 60, () -> "the client never became unwritable; queued "
@@ -84,7 +89,7 @@ class RdmaSlowReaderTest {
         assertTrue(stalled.pending >= undelivered
                 && stalled.pending <= undelivered + (long) ENTRY_OVERHEAD * stalled.pendingWrites,
                 () -> "the outbound buffer holds exactly the undelivered writes: " + stalled);
-        assertEquals(registeredWhenConnected, RegisteredBuffer.liveBytes(),
+        assertEquals(registeredWhenConnected, RdmaMemoryMetrics.snapshot().connectionBytes(),
                 "registered memory changed while the writes piled up");
         assertTrue(transfer.child.isActive(), "the reader's channel is still up");
         assertEquals(List.of(), transfer.serverErrors.exceptions(), "server exceptions while not reading");

@@ -37,6 +37,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
+import org.nettyrdma.testkit.Await;
+import org.nettyrdma.testkit.ExceptionRecorder;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.StreamDigest;
+import org.nettyrdma.testkit.StreamReader;
+import org.nettyrdma.testkit.StreamWriter;
+import org.nettyrdma.testkit.TestSeed;
+import org.nettyrdma.testkit.WritePlan;
 
 /**
  * Eight connections between a server group and a client group of two loops each, every connection

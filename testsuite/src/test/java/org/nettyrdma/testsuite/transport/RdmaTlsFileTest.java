@@ -67,7 +67,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.nettyrdma.testsuite.verbs.RdmaTestEnvironment;
+import org.nettyrdma.testkit.ExceptionRecorder;
+import org.nettyrdma.testkit.RdmaTestEnvironment;
+import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
  * A static file served over HTTPS on RDMA the way Netty's {@code HttpStaticFileServer} example does it

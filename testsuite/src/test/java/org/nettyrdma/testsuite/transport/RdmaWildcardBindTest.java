@@ -23,7 +23,10 @@ import java.net.InetSocketAddress;
 import io.netty.channel.Channel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.nettyrdma.testsuite.verbs.RdmaTestEnvironment;
+import org.nettyrdma.testkit.EchoHandler;
+import org.nettyrdma.testkit.EchoProbe;
+import org.nettyrdma.testkit.RdmaTestEnvironment;
+import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
  * {@code bind(port)}, as most Netty servers are written: the listener takes connections through any

@@ -32,10 +32,14 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.nettyrdma.testsuite.DeviceResources;
 import org.nettyrdma.channel.rdma.RdmaByteBufAllocator;
 import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
+import org.nettyrdma.testkit.Await;
+import org.nettyrdma.testkit.DeviceResources;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.StreamReader;
+import org.nettyrdma.testkit.TestStream;
 
 /**
  * Large writes of buffers from the channel's allocator travel by RDMA Write from where the pipeline

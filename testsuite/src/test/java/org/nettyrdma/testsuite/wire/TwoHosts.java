@@ -26,7 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
-import org.nettyrdma.testsuite.verbs.RdmaTestEnvironment;
+import org.nettyrdma.testkit.RdmaTestEnvironment;
 
 /**
  * The other host and the files through which this one talks to {@code scripts/two-hosts}, in the

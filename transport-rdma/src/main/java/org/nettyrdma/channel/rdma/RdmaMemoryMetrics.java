@@ -24,17 +24,24 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  * (receive slots, rings, send buffers), what the allocator's pool has registered, and the limit both
  * share. Registered memory is pinned; a connection that would pass the limit fails with an
  * {@link java.io.IOException} that says so, and a server refuses the connect request with that
- * reason. The limit is the system property {@code org.nettyrdma.maxRegisteredMemory} (bytes, 1 GiB
- * by default).
+ * reason. The limit is the system property {@link #LIMIT_PROPERTY} (bytes, 1 GiB by default).
  *
  * <p>An immutable snapshot taken by {@link #snapshot()}; the counts are process-wide and may move
  * while it is taken.
  */
 public final class RdmaMemoryMetrics {
 
+    /**
+     * The system property that sets the limit on registered memory, in bytes:
+     * {@value}. It is read once, when the transport first registers memory.
+     */
+    public static final String LIMIT_PROPERTY = RegisteredMemoryBudget.LIMIT_PROPERTY;
+
     private final long registeredBytes;
     private final long connectionBytes;
+    private final int connectionRegions;
     private final long allocatorBytes;
+    private final int allocatorRegions;
     private final long limitBytes;
     private final long refusedRegistrations;
     private final long failedDeregistrations;
@@ -42,7 +49,9 @@ public final class RdmaMemoryMetrics {
     private RdmaMemoryMetrics() {
         registeredBytes = RegisteredMemoryBudget.used();
         connectionBytes = RegisteredBuffer.liveBytes();
+        connectionRegions = RegisteredBuffer.liveRegistrations();
         allocatorBytes = RegisteredSlab.registeredBytes();
+        allocatorRegions = RegisteredSlab.registrations();
         limitBytes = RegisteredMemoryBudget.limit();
         refusedRegistrations = RegisteredMemoryBudget.refused();
         failedDeregistrations = RegisteredMemoryBudget.failedDeregistrations();
@@ -63,9 +72,25 @@ public final class RdmaMemoryMetrics {
         return connectionBytes;
     }
 
+    /**
+     * Returns the memory regions connections hold. Each is an entry in the kernel's count of memory
+     * regions ({@code rdma resource show}); one that stays after its connection closed is a leak.
+     */
+    public int connectionRegions() {
+        return connectionRegions;
+    }
+
     /** Returns the bytes the allocator's pool has registered, once per device it sent from. */
     public long allocatorBytes() {
         return allocatorBytes;
+    }
+
+    /**
+     * Returns the memory regions of the allocator's pool: one per slab and device, kept while the
+     * pool keeps the slab.
+     */
+    public int allocatorRegions() {
+        return allocatorRegions;
     }
 
     /** Returns the limit on registered memory, in bytes. */
@@ -89,7 +114,8 @@ public final class RdmaMemoryMetrics {
     @Override
     public String toString() {
         return "RdmaMemoryMetrics(registered " + registeredBytes + " of " + limitBytes + " bytes: connections "
-                + connectionBytes + ", allocator " + allocatorBytes + "; refused " + refusedRegistrations
+                + connectionBytes + " in " + connectionRegions + " regions, allocator " + allocatorBytes + " in "
+                + allocatorRegions + " regions; refused " + refusedRegistrations
                 + ", failed deregistrations " + failedDeregistrations + ')';
     }
 }

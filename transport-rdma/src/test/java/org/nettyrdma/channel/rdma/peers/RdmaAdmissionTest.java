@@ -1,0 +1,160 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.peers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaMemoryMetrics;
+import org.nettyrdma.channel.rdma.verbs.SilentPeers;
+import org.nettyrdma.testkit.Await;
+import org.nettyrdma.testkit.EchoHandler;
+import org.nettyrdma.testkit.EchoProbe;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+
+/**
+ * What a stranger can make a server hold is bounded. Peers that connect and never send their
+ * {@code HELLO} are closed at {@link RdmaChannelOption#HELLO_TIMEOUT_MILLIS} with everything they
+ * held freed, and meanwhile a well-behaved client is served; connect requests beyond
+ * {@code SO_BACKLOG} that wait to be accepted are refused at once, with the reason.
+ */
+class RdmaAdmissionTest {
+
+    /** As many silent peers as the issue this test answers names. */
+    private static final int SILENT_PEERS = 200;
+    /**
+     * Long enough for every silent peer to connect before the first is dropped, under emulation (200
+     * take about 7 s there), so that the well-behaved client connects while all of them are held.
+     */
+    private static final int HELLO_TIMEOUT_MILLIS = 20_000;
+
+    @RegisterExtension
+    final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
+
+    @Test
+    void silentPeersAreDroppedAtTheirDeadlineAndAWellBehavedClientIsServed() throws Exception {
+        AtomicInteger activeChildren = new AtomicInteger();
+        AtomicInteger openChildren = new AtomicInteger();
+        Channel server = rdma.bind(rdma.server()
+                .childOption(RdmaChannelOption.HELLO_TIMEOUT_MILLIS, HELLO_TIMEOUT_MILLIS)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        openChildren.incrementAndGet();
+                        ch.closeFuture().addListener(f -> openChildren.decrementAndGet());
+                        ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void channelActive(ChannelHandlerContext ctx) {
+                                activeChildren.incrementAndGet();
+                                ctx.fireChannelActive();
+                            }
+                        }, EchoHandler.INSTANCE);
+                    }
+                }));
+        long registeredBefore = RdmaMemoryMetrics.snapshot().connectionBytes();
+        long started = System.nanoTime();
+        try (SilentPeers silent = SilentPeers.connect((InetSocketAddress) server.localAddress(), SILENT_PEERS)) {
+            long connectedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            System.out.printf("%d silent peers connected in %d ms; the server holds %d connections, %d bytes "
+                    + "registered for connections%n", SILENT_PEERS, connectedMillis, openChildren.get(),
+                    RdmaMemoryMetrics.snapshot().connectionBytes() - registeredBefore);
+            assertTrue(connectedMillis < HELLO_TIMEOUT_MILLIS, "the silent peers connected within the deadline,"
+                    + " so the server held them all at once");
+            assertEquals(0, silent.disconnected(), "no silent peer was dropped before its deadline");
+
+            EchoProbe probe = new EchoProbe(1, 64, 70_000);
+            Channel client = rdma.client().handler(RdmaTransportFixture.pipeline(probe))
+                    .connect(server.localAddress()).sync().channel();
+            probe.writeAll(client);
+            probe.assertEchoed(60);
+            client.close().sync();
+            assertEquals(1, activeChildren.get(), "only the well-behaved client became active on the server");
+
+            silent.awaitAllDisconnected(HELLO_TIMEOUT_MILLIS + 60_000, TimeUnit.MILLISECONDS);
+            Await.until(() -> openChildren.get() == 0, 30, () -> "every child of the server closed");
+            assertEquals(registeredBefore, RdmaMemoryMetrics.snapshot().connectionBytes(),
+                    "the registered memory of the dropped peers was freed");
+        }
+        server.close().sync();
+    }
+
+    @Test
+    void connectRequestsBeyondTheBacklogAreRefusedAtOnce() throws Exception {
+        int backlog = 2;
+        Channel server = rdma.bind(rdma.server()
+                .option(ChannelOption.AUTO_READ, false)
+                .option(ChannelOption.SO_BACKLOG, backlog)
+                .childHandler(EchoHandler.INSTANCE));
+        List<ChannelFuture> waiting = new ArrayList<>();
+        for (int i = 0; i < backlog; i++) {
+            waiting.add(rdma.client().handler(new ChannelInboundHandlerAdapter())
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 120_000)
+                    .connect(server.localAddress()));
+        }
+        // The server does not read: the first requests wait in its backlog. Only once they arrived is the
+        // next one beyond it.
+        Thread.sleep(3000);
+        for (ChannelFuture future : waiting) {
+            assertFalse(future.isDone(), "a connect request within the backlog waits to be accepted");
+        }
+        long started = System.nanoTime();
+        ChannelFuture refused = rdma.client().handler(new ChannelInboundHandlerAdapter())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 120_000)
+                .connect(server.localAddress()).await();
+        long refusedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertFalse(refused.isSuccess(), "a connect request beyond the backlog was refused");
+        assertInstanceOf(ConnectException.class, refused.cause());
+        assertTrue(refused.cause().getMessage().contains("backlog"), () -> "the refusal says why: "
+                + refused.cause().getMessage());
+        assertTrue(refusedMillis < 30_000, "refused at once, not at the connect timeout: " + refusedMillis + " ms");
+
+        // With AUTO_READ off a read accepts one request, as Netty's own server channels do, and reads
+        // asked for before the first is served merge into one: read again only once a request was
+        // accepted. Which client a read accepts depends on the order the requests arrived in.
+        for (int accepted = 1; accepted <= waiting.size(); accepted++) {
+            server.read();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (waiting.stream().filter(ChannelFuture::isDone).count() < accepted
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+        }
+        for (ChannelFuture future : waiting) {
+            assertTrue(future.isDone() && future.isSuccess(),
+                    () -> "a request from the backlog was accepted once the server read: " + future.cause());
+            future.channel().close().sync();
+        }
+        server.close().sync();
+    }
+}

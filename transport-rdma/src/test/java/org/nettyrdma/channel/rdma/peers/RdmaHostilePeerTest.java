@@ -1,0 +1,141 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.peers;
+
+import java.util.List;
+import java.util.stream.Stream;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.nettyrdma.channel.rdma.RdmaProtocolException;
+import org.nettyrdma.channel.rdma.internal.MessageHeader;
+import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.verbs.RawRdmaClient;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.TestSeed;
+
+/**
+ * A peer that breaks the wire protocol (docs/protocol.md) with its Sends costs only its own connection.
+ * A raw verbs client connects to an {@code RdmaServerSocketChannel} over RDMA CM and sends, after the
+ * server's {@code HELLO}, a broken {@code HELLO}, or a valid one followed by a message the server must
+ * refuse: credits it never gave, a second {@code HELLO}, an unknown type, a payload length that is not
+ * the Send's. The server's child channel must get an {@link RdmaProtocolException} that names the
+ * violation and close, and the raw peer must see {@code DISCONNECTED}, while a well-behaved
+ * {@code RdmaSocketChannel} on the same server keeps transferring and completes its stream unchanged
+ * ({@link HostilePeerServer}). {@link RdmaHostileWriteTest} does the same with RDMA Writes.
+ */
+class RdmaHostilePeerTest {
+
+    // What the server child's exception must say, for the violations of both hostile-peer tests: the
+    // one place to change when the wording changes. RdmaProtocolException messages, except the last.
+    /** A Write with immediate before the peer's {@code HELLO}. */
+    static final String BEFORE_HELLO = "before HELLO";
+    /** A Write with immediate whose immediate is not where the peer may write. */
+    static final String WRITE_OFFSET = "RDMA Write at ring offset";
+    /** More ring bytes written than the ring credit allowed. */
+    static final String RING_BYTES = "ring bytes";
+    /** More Sends or Writes with immediate than receive slots granted. */
+    static final String RECEIVE_SLOTS = "receive slots";
+    /** A {@code HELLO} after the first. */
+    static final String SECOND_HELLO = "second HELLO";
+    /** A header with a type the protocol does not have. */
+    static final String UNKNOWN_TYPE = "unknown message type";
+    /** A header whose payload length is not the Send's length less the header. */
+    static final String PAYLOAD_LENGTH = "payload length";
+    /**
+     * A Write with immediate that the server's device refused (outside the ring): the receive it took
+     * completes with the remote access error status, which the child's {@code IOException} names.
+     */
+    static final String REMOTE_ACCESS_ERROR = "remote access error";
+
+    /** The raw client grants the server fewer slots than it posted, and no ring: the server only Sends. */
+    private static final int GRANTED_SLOTS = RawRdmaClient.RECEIVES - 2;
+    private static final int UNKNOWN_MESSAGE_TYPE = 9;
+
+    @RegisterExtension
+    final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
+
+    static Stream<Arguments> violations() {
+        return Stream.of(
+                Arguments.of("HELLO of another type", List.of(hello(0, (byte) RdmaProtocol.TYPE_DATA)),
+                        "first message is DATA (expected: HELLO)"),
+                Arguments.of("HELLO of another version", List.of(hello(1, (byte) 99)),
+                        "peer speaks protocol version 99"),
+                Arguments.of("HELLO with unknown flags", List.of(hello(3, (byte) 1)), "HELLO flags: 0x1"),
+                Arguments.of("HELLO too short", List.of(new byte[8]), "HELLO too short: 8 bytes"),
+                // The server's own HELLO is the only message that used a slot of this client's.
+                Arguments.of("more slots returned than were in use",
+                        List.of(validHello(), header(RdmaProtocol.TYPE_CREDIT, GRANTED_SLOTS + 1000, 0, 0, 0)),
+                        "peer returned " + (GRANTED_SLOTS + 1000) + " slots, but only 1 of " + GRANTED_SLOTS),
+                Arguments.of("ring bytes returned though no ring was used",
+                        List.of(validHello(), header(RdmaProtocol.TYPE_CREDIT, 0, 4096, 0, 0)),
+                        "peer returned 4096 ring bytes, but only 0 of"),
+                Arguments.of("a second HELLO", List.of(validHello(), validHello()), SECOND_HELLO),
+                Arguments.of("a message of an unknown type",
+                        List.of(validHello(), header(UNKNOWN_MESSAGE_TYPE, 0, 0, 0, 0)), UNKNOWN_TYPE),
+                Arguments.of("DATA whose payload length is not the Send's",
+                        List.of(validHello(), header(RdmaProtocol.TYPE_DATA, 0, 0, 100, 50)), PAYLOAD_LENGTH));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("violations")
+    void aViolationClosesOnlyThatConnection(String violation, List<byte[]> messages, String expectedMessage,
+                                            TestInfo test) throws Exception {
+        try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test), bootstrap -> { });
+             RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
+            HostilePeerServer.RawChild hostile = server.nextRawChild();
+            for (int i = 0; i < messages.size(); i++) {
+                if (i == 0 && messages.size() > 1) {
+                    // The client speaks first: a HELLO the server accepts is answered with its own.
+                    raw.exchangeHellos(messages.get(0));
+                } else {
+                    raw.send(messages.get(i));
+                }
+            }
+            HostilePeerServer.assertClosed(hostile, raw, RdmaProtocolException.class, expectedMessage);
+            server.assertStreamIntact();
+        }
+    }
+
+    /** A valid {@code HELLO} granting {@link #GRANTED_SLOTS} slots and no ring. */
+    private static byte[] validHello() {
+        return RawRdmaClient.hello(GRANTED_SLOTS);
+    }
+
+    /** A valid {@code HELLO} granting {@link #GRANTED_SLOTS} slots and no ring, with one byte changed. */
+    private static byte[] hello(int index, byte value) {
+        byte[] hello = validHello();
+        hello[index] = value;
+        return hello;
+    }
+
+    /**
+     * A message of {@code type} returning {@code slots} and {@code ringBytes}, whose header says
+     * {@code payloadLength} and which carries {@code payload} bytes.
+     */
+    private static byte[] header(int type, int slots, int ringBytes, int payloadLength, int payload) {
+        ByteBuf buf = Unpooled.buffer(RdmaProtocol.HEADER_SIZE + payload);
+        MessageHeader.encode(buf, type, slots, ringBytes, payloadLength);
+        buf.writeZero(payload);
+        return ByteBufUtil.getBytes(buf);
+    }
+}

@@ -1,0 +1,151 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.peers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
+import org.nettyrdma.channel.rdma.internal.HelloMessage;
+import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.verbs.RawRdmaClient;
+import org.nettyrdma.testkit.Await;
+import org.nettyrdma.testkit.EchoHandler;
+import org.nettyrdma.testkit.EchoProbe;
+import org.nettyrdma.testkit.ExceptionRecorder;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+
+/**
+ * {@code SO_KEEPALIVE}: an idle connection is probed (zero-byte RDMA Writes, or {@code CREDIT}
+ * messages to a peer without a ring) and stays up and usable; a peer whose queue pair vanished without
+ * a disconnect, as a crashed host's does, is found by a probe and its channel closes with the error.
+ */
+class RdmaKeepAliveTest {
+
+    private static final int IDLE_MILLIS = 300;
+
+    @RegisterExtension
+    final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
+
+    @Test
+    void idleConnectionsAreProbedAndStayUsable() throws Exception {
+        BlockingQueue<RdmaSocketChannel> children = new LinkedBlockingQueue<>();
+        Channel server = bindProbingServer(children, EchoHandler.INSTANCE);
+        EchoProbe probe = new EchoProbe(5, 100, 20_000, 200_000);
+        RdmaSocketChannel client = (RdmaSocketChannel) rdma.client()
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, IDLE_MILLIS)
+                .handler(probe)
+                .connect(server.localAddress()).sync().channel();
+        RdmaSocketChannel child = children.poll(10, TimeUnit.SECONDS);
+
+        Thread.sleep(8 * IDLE_MILLIS);
+        assertTrue(client.metrics().keepAliveProbes() >= 2, "the client's probes: " + client.metrics().keepAliveProbes());
+        assertTrue(child.metrics().keepAliveProbes() >= 2, "the server child's probes: " + child.metrics().keepAliveProbes());
+        assertTrue(client.isActive() && child.isActive(), "both ends still up");
+        probe.writeAll(client);
+        probe.assertEchoed(60);
+
+        client.close().sync();
+        server.close().sync();
+    }
+
+    /**
+     * With a ring granted, the server probes with zero-byte RDMA Writes into it; without, with
+     * {@code CREDIT} Sends. Either way the probe is what finds the vanished peer.
+     */
+    @ParameterizedTest(name = "the peer grants a ring: {0}")
+    @ValueSource(booleans = {false, true})
+    void aPeerThatVanishedIsFoundByAProbe(boolean ring) throws Exception {
+        BlockingQueue<RdmaSocketChannel> children = new LinkedBlockingQueue<>();
+        ExceptionRecorder errors = new ExceptionRecorder();
+        AtomicReference<RdmaChannelMetrics> atFailure = new AtomicReference<>();
+        ChannelHandler metricsAtFailure = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                // Before the close, which may post a CLOSE of its own.
+                atFailure.compareAndSet(null, ((RdmaSocketChannel) ctx.channel()).metrics());
+                ctx.fireExceptionCaught(cause);
+            }
+        };
+        Channel server = bindProbingServer(children, metricsAtFailure, errors);
+
+        try (RawRdmaClient raw = RawRdmaClient.connect((InetSocketAddress) server.localAddress())) {
+            RdmaSocketChannel child = children.poll(10, TimeUnit.SECONDS);
+            int slots = RawRdmaClient.RECEIVES - 2;
+            raw.send(ring ? raw.helloWithRing(slots) : RawRdmaClient.hello(slots));
+            HelloMessage.decode(Unpooled.wrappedBuffer(raw.awaitMessage()), 0, RdmaProtocol.HELLO_SIZE);
+            // The server posts its HELLO before its loop marks the child active: the peer may
+            // hold the HELLO a moment before the child is up.
+            Await.until(child::isActive, 10, () -> "the server child is up once both HELLOs are out");
+            long controlAtStart = child.metrics().controlMessages();
+
+            long vanished = System.nanoTime();
+            raw.vanish();
+            // An idle period, then the queue pair's 6 retries at its ACK timeout.
+            assertTrue(child.closeFuture().await(60, TimeUnit.SECONDS), "the server child closed");
+            // Printed, not asserted: the figure depends on the device's ACK timeout and the machine.
+            System.out.printf("RdmaKeepAliveTest: the vanished peer (ring: %b) was found %d ms after it vanished:"
+                    + " %s%n", ring, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - vanished), errors.exceptions());
+            assertEquals(1, errors.exceptions().size(), () -> "exceptions: " + errors.exceptions());
+            String message = errors.exceptions().get(0).getMessage();
+            assertTrue(message.contains("work completion failed"), message);
+            RdmaChannelMetrics metrics = atFailure.get();
+            assertTrue(metrics.keepAliveProbes() >= 1, () -> "found by a probe: " + metrics);
+            long controlSent = metrics.controlMessages() - controlAtStart;
+            if (ring) {
+                assertEquals(0, controlSent, () -> "every probe an RDMA Write, no CREDIT: " + metrics);
+            } else {
+                assertEquals(metrics.keepAliveProbes(), controlSent, () -> "every probe a CREDIT: " + metrics);
+            }
+        }
+        server.close().sync();
+    }
+
+    /** Binds a server whose children probe after {@link #IDLE_MILLIS} and end in {@code handlers}. */
+    private Channel bindProbingServer(BlockingQueue<RdmaSocketChannel> children, ChannelHandler... handlers)
+            throws InterruptedException {
+        return rdma.bind(rdma.server()
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, IDLE_MILLIS)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        children.add((RdmaSocketChannel) ch);
+                        ch.pipeline().addLast(handlers);
+                    }
+                }));
+    }
+}
