@@ -31,7 +31,6 @@ import io.netty.channel.IoRegistration;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
-import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
@@ -75,38 +74,40 @@ public final class RdmaIoHandler implements IoHandler {
     /** Set by the first {@link #prepareToDestroy()}: the loop is going away and takes no new channel. */
     private boolean shuttingDown;
 
-    private RdmaIoHandler(ThreadAwareExecutor executor, IoHandler epoll, long busyPollNanos) {
+    private RdmaIoHandler(ThreadAwareExecutor executor, IoHandler epoll, RdmaIoHandlerConfig config) {
         this.executor = executor;
         this.epoll = epoll;
-        this.loop = new RdmaLoop(epoll, executor, this::closeChannelsOn);
-        this.busyPollNanos = busyPollNanos;
+        this.loop = new RdmaLoop(epoll, executor, this::closeChannelsOn, config.getCompletionQueueEntries(),
+                config.getPollBudget());
+        this.busyPollNanos = TimeUnit.MICROSECONDS.toNanos(config.getBusyPollMicros());
     }
 
-    /** Returns a factory of handlers for {@code MultiThreadIoEventLoopGroup}, without busy polling. */
+    /** Returns a factory of handlers for {@code MultiThreadIoEventLoopGroup} with the default config. */
     public static IoHandlerFactory newFactory() {
-        return newFactory(0);
+        return newFactory(new RdmaIoHandlerConfig());
     }
 
     /**
-     * Returns a factory of handlers for {@code MultiThreadIoEventLoopGroup} that busy-poll: a loop
-     * with nothing to do polls its completion queues for up to {@code busyPollMicros} before it waits
-     * in epoll, so a completion that arrives meanwhile is handled without the completion channel's
-     * wake-up (a thread switch and the system calls that read the event and re-arm the queue; the
-     * queue stays unarmed while the loop spins). The loop yields its core every few polls, so other
-     * threads there still run. While the spins keep finding completions, the loop's other fds (RDMA
-     * CM events, epoll channels sharing the loop) are looked at about every 100 us rather than after
-     * each find. This trades a core's time for latency: each loop
-     * spins that long whenever it runs out of work. 0 turns it off.
+     * Returns a factory of handlers for {@code MultiThreadIoEventLoopGroup} that busy-poll for up to
+     * {@code busyPollMicros} ({@link RdmaIoHandlerConfig#getBusyPollMicros()}); 0 turns it off. A
+     * shortcut for {@code newFactory(new RdmaIoHandlerConfig().setBusyPollMicros(busyPollMicros))}.
      */
     public static IoHandlerFactory newFactory(int busyPollMicros) {
-        ObjectUtil.checkPositiveOrZero(busyPollMicros, "busyPollMicros");
+        return newFactory(new RdmaIoHandlerConfig().setBusyPollMicros(busyPollMicros));
+    }
+
+    /**
+     * Returns a factory of handlers for {@code MultiThreadIoEventLoopGroup} with the tunables of
+     * {@code config}, copied now.
+     */
+    public static IoHandlerFactory newFactory(RdmaIoHandlerConfig config) {
+        RdmaIoHandlerConfig copy = new RdmaIoHandlerConfig(config);
         Rdma.ensureAvailability();
         IoHandlerFactory epollFactory = EpollIoHandler.newFactory();
-        long busyPollNanos = TimeUnit.MICROSECONDS.toNanos(busyPollMicros);
         return new IoHandlerFactory() {
             @Override
             public IoHandler newHandler(ThreadAwareExecutor executor) {
-                return new RdmaIoHandler(executor, epollFactory.newHandler(executor), busyPollNanos);
+                return new RdmaIoHandler(executor, epollFactory.newHandler(executor), copy);
             }
         };
     }

@@ -61,12 +61,6 @@ public final class CompletionQueue implements EpollIoHandle {
     private static final int WC_IMM_DATA = 24;
     private static final int WC_QP_NUM = 28;
     private static final int POLL_BATCH = 32;
-    /**
-     * Completions dispatched per wake-up before the loop gets to its other fds and tasks (CM events,
-     * connects, timeouts): on a loop streaming for many connections the queue is seldom empty, and
-     * draining it in one go kept a loop away from its CM events for 20 s (RdmaManyConnectionsTest).
-     */
-    private static final int POLL_BUDGET = 8 * POLL_BATCH;
 
     private final NativeDispatcher verbs = DisniNative.dispatcher();
     private final RdmaDevice device;
@@ -74,6 +68,12 @@ public final class CompletionQueue implements EpollIoHandle {
     private final long completionChannel;
     private final long cq;
     private final int capacity;
+    /**
+     * Completions dispatched per wake-up before the loop gets to its other fds and tasks (CM events,
+     * connects, timeouts): on a loop streaming for many connections the queue is seldom empty, and
+     * draining it in one go kept a loop away from its CM events for 20 s (RdmaManyConnectionsTest).
+     */
+    private final int pollBudget;
     private final FileDescriptor fd;
     private final ByteBuffer completions = ByteBuffer.allocateDirect(POLL_BATCH * WC_SIZE)
             .order(ByteOrder.nativeOrder());
@@ -87,12 +87,15 @@ public final class CompletionQueue implements EpollIoHandle {
     private boolean closed;
 
     /**
-     * Creates a CQ of {@code capacity} entries (at most the device's limit) with its channel, counting
-     * into its loop's {@code counters}.
+     * Creates a CQ of {@code capacity} entries (at most the device's limit) with its channel, which
+     * dispatches at most {@code pollBudget} completions per wake-up, counting into its loop's
+     * {@code counters}.
      */
-    public CompletionQueue(RdmaDevice device, int capacity, LoopCounters counters) throws IOException {
+    public CompletionQueue(RdmaDevice device, int capacity, int pollBudget, LoopCounters counters)
+            throws IOException {
         this.device = device;
         this.counters = counters;
+        this.pollBudget = pollBudget;
         this.capacity = Math.min(capacity, device.maxCqe());
         completionChannel = verbs._createCompChannel(device.context());
         long created;
@@ -169,7 +172,7 @@ public final class CompletionQueue implements EpollIoHandle {
                 armed = false;
                 counters.wakeUps += events;
             }
-            poll(POLL_BUDGET);
+            poll(pollBudget);
         } catch (IOException e) {
             // Only a broken device fails here; every QP on the CQ is lost with it.
             logger.warn("completion queue of {} failed", device, e);
@@ -178,7 +181,7 @@ public final class CompletionQueue implements EpollIoHandle {
 
     /** Polls and dispatches at most one wake-up's budget of completions (after a backlog, or busy polling). */
     public int poll() throws IOException {
-        return poll(POLL_BUDGET);
+        return poll(pollBudget);
     }
 
     /**
@@ -201,7 +204,7 @@ public final class CompletionQueue implements EpollIoHandle {
             return 0;
         }
         arm();
-        return poll(POLL_BUDGET);
+        return poll(pollBudget);
     }
 
     /** Returns {@code true} if the next completion raises an event, so the loop may wait for it. */

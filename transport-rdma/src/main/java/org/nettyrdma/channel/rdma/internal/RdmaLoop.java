@@ -46,12 +46,6 @@ public final class RdmaLoop implements RdmaDevice.User {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaLoop.class);
 
-    /**
-     * Entries of each completion queue a loop opens on a device (as far as the device allows); each
-     * connection reserves what it can have in flight, and a loop opens another queue when none has room.
-     */
-    private static final int CQ_ENTRIES = 16384;
-
     /** What {@link #eachCompletionQueue(int)} does to each queue. */
     private static final int POLL = 0;
     private static final int POLL_UNARMED = 1;
@@ -62,6 +56,13 @@ public final class RdmaLoop implements RdmaDevice.User {
     private final Executor executor;
     /** Closes the loop's channels on a device that is being removed. */
     private final Consumer<RdmaDevice> closeChannelsOn;
+    /**
+     * Entries of each completion queue the loop opens on a device (as far as the device allows); each
+     * connection reserves what it can have in flight, and the loop opens another queue when none has room.
+     */
+    private final int completionQueueEntries;
+    /** Completions one wake-up dispatches per queue before the loop turns to its other work. */
+    private final int pollBudget;
     /**
      * The loop's completion queues, one or a few per device its channels use: a list, searched by
      * device and polled by index before every disconnect, so neither allocates an iterator.
@@ -78,12 +79,17 @@ public final class RdmaLoop implements RdmaDevice.User {
 
     /**
      * Creates the state of a loop whose fds are watched by {@code epoll}, whose tasks run on
-     * {@code executor}, and whose channels on a removed device {@code closeChannelsOn} closes.
+     * {@code executor}, and whose channels on a removed device {@code closeChannelsOn} closes; its
+     * completion queues have {@code completionQueueEntries} entries and a wake-up's
+     * {@code pollBudget}.
      */
-    public RdmaLoop(IoHandler epoll, Executor executor, Consumer<RdmaDevice> closeChannelsOn) {
+    public RdmaLoop(IoHandler epoll, Executor executor, Consumer<RdmaDevice> closeChannelsOn,
+                    int completionQueueEntries, int pollBudget) {
         this.epoll = epoll;
         this.executor = executor;
         this.closeChannelsOn = closeChannelsOn;
+        this.completionQueueEntries = completionQueueEntries;
+        this.pollBudget = pollBudget;
     }
 
     /** Returns the loop's CM event channel, creating and registering it on first use. */
@@ -124,7 +130,8 @@ public final class RdmaLoop implements RdmaDevice.User {
                 throw e;
             }
         }
-        CompletionQueue cq = new CompletionQueue(device, Math.max(CQ_ENTRIES, entries), counters);
+        CompletionQueue cq = new CompletionQueue(device, Math.max(completionQueueEntries, entries), pollBudget,
+                counters);
         register(new Watched(cq), cq);
         completionQueueList.add(cq);
         if (!cq.reserve(entries)) {
