@@ -119,7 +119,7 @@ final class RdmaConnection implements CompletionListener {
                     counters);
             sender = new RdmaSender(device, resources.qp(), resources.maxInline(), sendDepth, sendBufferSize,
                     receiver.owed(), counters);
-            cq.addListener(qpNum, this);
+            cq.claim(id, sender.chain(), receiver.chain());
             receiver.postAll();
             created = true;
         } finally {
@@ -369,7 +369,6 @@ final class RdmaConnection implements CompletionListener {
             return;
         }
         closed = true;
-        cq.removeListener(qpNum);
         try {
             resources.close();
         } finally {

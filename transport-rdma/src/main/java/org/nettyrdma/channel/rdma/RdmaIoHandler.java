@@ -15,10 +15,6 @@
  */
 package org.nettyrdma.channel.rdma;
 
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -26,16 +22,14 @@ import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.IoOps;
 import io.netty.channel.IoRegistration;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
-import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
-import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaIoHandle;
+import org.nettyrdma.channel.rdma.internal.RdmaIoRegistration;
 import org.nettyrdma.channel.rdma.internal.RdmaLoop;
 
 /**
@@ -44,7 +38,10 @@ import org.nettyrdma.channel.rdma.internal.RdmaLoop;
  *
  * <p>It is Netty's {@link EpollIoHandler} with RDMA added: the loop's RDMA CM event channel and its
  * completion queues are plain fds on the loop's epoll, so RDMA and epoll TCP channels can share one
- * loop. Threading: every method is called on the loop's thread, as for every {@link IoHandler}.
+ * loop. An RDMA channel's registration has no fd: its id travels in the {@code wr_id} of each work
+ * request the channel posts, and each completion and RDMA CM event reaches the channel's
+ * {@link IoHandle#handle} with its registration, found by that id ({@link RdmaIoRegistration}).
+ * Threading: every method is called on the loop's thread, as for every {@link IoHandler}.
  */
 public final class RdmaIoHandler implements IoHandler {
 
@@ -67,7 +64,6 @@ public final class RdmaIoHandler implements IoHandler {
     private final ThreadAwareExecutor executor;
     private final IoHandler epoll;
     private final RdmaLoop loop;
-    private final Set<RdmaRegistration> rdmaRegistrations = new HashSet<>();
     private final long busyPollNanos;
     private final NonBlockingContext nonBlocking = new NonBlockingContext();
     /** When busy polling last looked at the loop's other fds. */
@@ -75,38 +71,39 @@ public final class RdmaIoHandler implements IoHandler {
     /** Set by the first {@link #prepareToDestroy()}: the loop is going away and takes no new channel. */
     private boolean shuttingDown;
 
-    private RdmaIoHandler(ThreadAwareExecutor executor, IoHandler epoll, long busyPollNanos) {
+    private RdmaIoHandler(ThreadAwareExecutor executor, IoHandler epoll, RdmaIoHandlerConfig config) {
         this.executor = executor;
         this.epoll = epoll;
-        this.loop = new RdmaLoop(epoll, executor, this::closeChannelsOn);
-        this.busyPollNanos = busyPollNanos;
+        this.loop = new RdmaLoop(epoll, executor, config.getCompletionQueueEntries(), config.getPollBudget());
+        this.busyPollNanos = TimeUnit.MICROSECONDS.toNanos(config.getBusyPollMicros());
     }
 
-    /** Returns a factory of handlers for {@code MultiThreadIoEventLoopGroup}, without busy polling. */
+    /** Returns a factory of handlers for {@code MultiThreadIoEventLoopGroup} with the default config. */
     public static IoHandlerFactory newFactory() {
-        return newFactory(0);
+        return newFactory(new RdmaIoHandlerConfig());
     }
 
     /**
-     * Returns a factory of handlers for {@code MultiThreadIoEventLoopGroup} that busy-poll: a loop
-     * with nothing to do polls its completion queues for up to {@code busyPollMicros} before it waits
-     * in epoll, so a completion that arrives meanwhile is handled without the completion channel's
-     * wake-up (a thread switch and the system calls that read the event and re-arm the queue; the
-     * queue stays unarmed while the loop spins). The loop yields its core every few polls, so other
-     * threads there still run. While the spins keep finding completions, the loop's other fds (RDMA
-     * CM events, epoll channels sharing the loop) are looked at about every 100 us rather than after
-     * each find. This trades a core's time for latency: each loop
-     * spins that long whenever it runs out of work. 0 turns it off.
+     * Returns a factory of handlers for {@code MultiThreadIoEventLoopGroup} that busy-poll for up to
+     * {@code busyPollMicros} ({@link RdmaIoHandlerConfig#getBusyPollMicros()}); 0 turns it off. A
+     * shortcut for {@code newFactory(new RdmaIoHandlerConfig().setBusyPollMicros(busyPollMicros))}.
      */
     public static IoHandlerFactory newFactory(int busyPollMicros) {
-        ObjectUtil.checkPositiveOrZero(busyPollMicros, "busyPollMicros");
+        return newFactory(new RdmaIoHandlerConfig().setBusyPollMicros(busyPollMicros));
+    }
+
+    /**
+     * Returns a factory of handlers for {@code MultiThreadIoEventLoopGroup} with the tunables of
+     * {@code config}, copied now.
+     */
+    public static IoHandlerFactory newFactory(RdmaIoHandlerConfig config) {
+        RdmaIoHandlerConfig copy = new RdmaIoHandlerConfig(config);
         Rdma.ensureAvailability();
         IoHandlerFactory epollFactory = EpollIoHandler.newFactory();
-        long busyPollNanos = TimeUnit.MICROSECONDS.toNanos(busyPollMicros);
         return new IoHandlerFactory() {
             @Override
             public IoHandler newHandler(ThreadAwareExecutor executor) {
-                return new RdmaIoHandler(executor, epollFactory.newHandler(executor), busyPollNanos);
+                return new RdmaIoHandler(executor, epollFactory.newHandler(executor), copy);
             }
         };
     }
@@ -213,32 +210,21 @@ public final class RdmaIoHandler implements IoHandler {
     @Override
     public void destroy() {
         // Registrations are refused once shutting down, and the shutdown hook closed the channels, so
-        // none should be left. Netty runs the hooks after the tasks, though, and only if no task ran
-        // just before; a channel still here is closed anyway (its events are lost), or its QP keeps the
-        // loop's CQ from being freed.
+        // none should be open. Netty runs the hooks after the tasks, though, and only if no task ran
+        // just before; a channel still open is closed anyway (its events are lost). Closed channels
+        // whose work requests are still in flight free their QPs in loop.close(), or a QP would keep
+        // the loop's CQ from being freed.
         closeChannels();
         loop.close();
         epoll.destroy();
     }
 
     private void closeChannels() {
-        List<RdmaRegistration> registrations = new ArrayList<>(rdmaRegistrations);
-        for (RdmaRegistration registration : registrations) {
+        for (RdmaIoRegistration registration : loop.registrations()) {
             try {
-                registration.handle.close();
+                registration.handle().close();
             } catch (Exception e) {
-                logger.debug("closing {} failed", registration.handle, e);
-            }
-        }
-    }
-
-    /** Fails the loop's channels that have anything on {@code device}, which is being removed. */
-    private void closeChannelsOn(RdmaDevice device) {
-        for (RdmaRegistration registration : new ArrayList<>(rdmaRegistrations)) {
-            try {
-                registration.handle.deviceRemoved(device);
-            } catch (Exception e) {
-                logger.warn("closing {} on the removed device {} failed", registration.handle, device, e);
+                logger.debug("closing {} failed", registration.handle(), e);
             }
         }
     }
@@ -252,8 +238,7 @@ public final class RdmaIoHandler implements IoHandler {
                 // by its registration's failure instead: an accepted connection is rejected.
                 throw new RejectedExecutionException("the event loop is shutting down");
             }
-            RdmaRegistration registration = new RdmaRegistration((RdmaIoHandle) handle);
-            rdmaRegistrations.add(registration);
+            RdmaIoRegistration registration = loop.register((RdmaIoHandle) handle);
             handle.registered();
             return registration;
         }
@@ -297,44 +282,6 @@ public final class RdmaIoHandler implements IoHandler {
         @Override
         public void reportActiveIoTime(long activeNanos) {
             delegate.reportActiveIoTime(activeNanos);
-        }
-    }
-
-    /** The registration of an RDMA channel: no fd of its own, the loop's shared RDMA objects attached. */
-    private final class RdmaRegistration implements IoRegistration {
-        final RdmaIoHandle handle;
-        private boolean valid = true;
-
-        RdmaRegistration(RdmaIoHandle handle) {
-            this.handle = handle;
-        }
-
-        @SuppressWarnings("unchecked")
-        @Override
-        public <T> T attachment() {
-            return (T) loop;
-        }
-
-        @Override
-        public long submit(IoOps ops) {
-            // Nothing to watch per channel: its events arrive through the loop's CQ and CM channel.
-            return 0;
-        }
-
-        @Override
-        public boolean isValid() {
-            return valid;
-        }
-
-        @Override
-        public boolean cancel() {
-            if (!valid) {
-                return false;
-            }
-            valid = false;
-            rdmaRegistrations.remove(this);
-            handle.unregistered();
-            return true;
         }
     }
 }

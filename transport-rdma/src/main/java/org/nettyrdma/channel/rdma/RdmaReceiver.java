@@ -340,4 +340,9 @@ final class RdmaReceiver {
         // Ring regions need no release: the book is gone, and pieces handed up hold the memory.
         inbound.clear();
     }
+
+    /** Returns the chain this posts with, for the loop to claim for the channel's registration. */
+    WorkRequests chain() {
+        return chain;
+    }
 }

@@ -398,4 +398,9 @@ final class RdmaSender {
         closed = true;
         ledger.releaseHeld();
     }
+
+    /** Returns the chain this posts with, for the loop to claim for the channel's registration. */
+    WorkRequests chain() {
+        return chain;
+    }
 }

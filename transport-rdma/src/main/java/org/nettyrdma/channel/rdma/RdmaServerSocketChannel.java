@@ -23,21 +23,14 @@ import java.net.UnknownHostException;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
-import io.netty.channel.AbstractServerChannel;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.EventLoop;
-import io.netty.channel.IoEvent;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.IoRegistration;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
-import org.nettyrdma.channel.rdma.internal.CmEventDispatcher;
-import org.nettyrdma.channel.rdma.internal.CmEventListener;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
-import org.nettyrdma.channel.rdma.internal.RdmaIoHandle;
-import org.nettyrdma.channel.rdma.internal.RdmaLoop;
 import org.nettyrdma.channel.rdma.internal.RejectReason;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
 
@@ -45,25 +38,27 @@ import org.nettyrdma.channel.rdma.internal.SockAddr;
  * A {@link ServerSocketChannel} over RDMA: an RDMA CM listener on an IPv4 address of an RDMA
  * interface, or on the wildcard address (every RDMA device). Each connect request becomes an
  * {@link RdmaSocketChannel}, whose id moves to the event loop the child is registered with.
+ *
+ * <p>Its life cycle is the short one of {@link RdmaChannelState}: {@code NEW}, {@code ACTIVE} once
+ * listening (also while its device is away and it waits to listen again, since it is still the
+ * server at that address), then {@code CLOSING} and {@code CLOSED} in one step.
  */
-public final class RdmaServerSocketChannel extends AbstractServerChannel implements ServerSocketChannel {
+public final class RdmaServerSocketChannel extends AbstractRdmaChannel implements ServerSocketChannel {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaServerSocketChannel.class);
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     private static final InetAddress IPV4_ANY = ipv4Any();
     /** How often a server whose device was removed tries to listen again. */
     private static final long RELISTEN_MILLIS = 1000;
 
     private final RdmaServerSocketChannelConfig config = new RdmaServerSocketChannelConfig(this);
     private final ArrayDeque<Long> pendingRequests = new ArrayDeque<>();
-    private RdmaLoop loop;
-    private CmEventDispatcher cm;
-    private long listenId;
     private InetSocketAddress local;
-    private boolean open = true;
     private boolean readPending;
 
     /** Creates a server channel. */
     public RdmaServerSocketChannel() {
+        super(null);
     }
 
     @Override
@@ -72,17 +67,8 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
     }
 
     @Override
-    public boolean isOpen() {
-        return open;
-    }
-
-    /**
-     * Returns {@code true} once bound, until closed: also while its device is away and the channel
-     * waits to listen again, since it is still the server at that address.
-     */
-    @Override
-    public boolean isActive() {
-        return open && local != null;
+    public ChannelMetadata metadata() {
+        return METADATA;
     }
 
     @Override
@@ -101,21 +87,8 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
     }
 
     @Override
-    protected boolean isCompatible(EventLoop loop) {
-        return loop instanceof IoEventLoop && ((IoEventLoop) loop).isCompatible(ServerUnsafe.class);
-    }
-
-    @Override
-    protected void doRegister(ChannelPromise promise) {
-        ((IoEventLoop) eventLoop()).register((ServerUnsafe) unsafe()).addListener(f -> {
-            if (f.isSuccess()) {
-                ((ServerUnsafe) unsafe()).registration = (IoRegistration) f.getNow();
-                loop = ((IoRegistration) f.getNow()).attachment();
-                promise.setSuccess();
-            } else {
-                promise.setFailure(f.cause());
-            }
-        });
+    protected SocketAddress remoteAddress0() {
+        return null;
     }
 
     @Override
@@ -132,22 +105,23 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         }
         cm = loop.cm();
         listen(address);
+        transition(RdmaChannelState.ACTIVE);
     }
 
     /** Binds a new listening id to {@code address} and listens; sets {@link #local}. */
     private void listen(InetSocketAddress address) throws IOException {
-        long id = cm.createId((ServerUnsafe) unsafe());
+        long listening = cm.createId(registration);
         try {
             SockAddr memory = new SockAddr();
-            DisniNative.dispatcher()._bindAddr(id, memory.write(address));
-            DisniNative.dispatcher()._listen(id, config.getBacklog());
-            DisniNative.dispatcher()._getSrcAddr(id, memory.address());
+            DisniNative.dispatcher()._bindAddr(listening, memory.write(address));
+            DisniNative.dispatcher()._listen(listening, config.getBacklog());
+            DisniNative.dispatcher()._getSrcAddr(listening, memory.address());
             local = memory.read();
         } catch (IOException e) {
-            cm.destroyId(id);
+            cm.destroyId(listening);
             throw e;
         }
-        listenId = id;
+        id = listening;
     }
 
     /**
@@ -157,12 +131,9 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
      * goes on by itself).
      */
     private void listenAgainLater() {
-        if (listenId != 0) {
-            cm.destroyId(listenId);
-            listenId = 0;
-        }
+        freeId();
         eventLoop().schedule(() -> {
-            if (!open || listenId != 0) {
+            if (!isOpen() || id != 0) {
                 return;
             }
             try {
@@ -183,27 +154,13 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
     }
 
     @Override
-    protected void doClose() throws Exception {
-        if (!open) {
-            return;
-        }
-        open = false;
+    void close0() {
         for (Long request; (request = pendingRequests.poll()) != null;) {
             // Refused as a port without a listener refuses: this one is gone.
-            CmEventDispatcher.rejectAndDestroy(request, 0);
+            reject(request, 0);
         }
-        if (listenId != 0) {
-            cm.destroyId(listenId);
-            listenId = 0;
-        }
-    }
-
-    @Override
-    protected void doDeregister() throws Exception {
-        IoRegistration registration = ((ServerUnsafe) unsafe()).registration;
-        if (registration != null) {
-            registration.cancel();
-        }
+        freeId();
+        closed();
     }
 
     @Override
@@ -215,13 +172,27 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
     }
 
     @Override
+    protected void doDisconnect() {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
     protected AbstractUnsafe newUnsafe() {
         return new ServerUnsafe();
     }
 
     /** Connect requests arrive here, on the server channel's loop. */
-    private final class ServerUnsafe extends AbstractUnsafe implements RdmaIoHandle, CmEventListener {
-        IoRegistration registration;
+    private final class ServerUnsafe extends AbstractRdmaUnsafe {
 
         @Override
         public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
@@ -229,24 +200,14 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         }
 
         @Override
-        public void handle(IoRegistration registration, IoEvent ioEvent) {
-            // Never called: the listener's events come through the loop's CM event channel.
-        }
-
-        @Override
-        public void close() {
-            close(voidPromise());
-        }
-
-        @Override
-        public void onCmEvent(CmEvent event) {
+        void cmEvent(CmEvent event) {
             if (event.type() == CmEvent.CONNECT_REQUEST) {
                 if (pendingRequests.size() >= Math.max(1, config.getBacklog())) {
                     // As a full TCP accept queue drops the SYN, but at once and with the reason: the
                     // client's connect fails instead of waiting out its timeout.
                     logger.debug("{}: refusing a connect request, {} wait to be accepted (SO_BACKLOG)",
                             RdmaServerSocketChannel.this, pendingRequests.size());
-                    CmEventDispatcher.rejectAndDestroy(event.id(), RejectReason.BACKLOG_FULL);
+                    reject(event.id(), RejectReason.BACKLOG_FULL);
                     return;
                 }
                 pendingRequests.add(event.id());

@@ -19,28 +19,16 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.UnknownHostException;
 import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.AbstractChannel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelMetadata;
-import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
-import io.netty.channel.EventLoop;
-import io.netty.channel.FileRegion;
-import io.netty.channel.IoEvent;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.IoRegistration;
-import io.netty.channel.RecvByteBufAllocator;
-import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.Future;
@@ -48,11 +36,9 @@ import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
 import org.nettyrdma.channel.rdma.internal.CmEventDispatcher;
-import org.nettyrdma.channel.rdma.internal.CmEventListener;
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
-import org.nettyrdma.channel.rdma.internal.RdmaIoHandle;
 import org.nettyrdma.channel.rdma.internal.RdmaLoop;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
@@ -67,24 +53,22 @@ import org.nettyrdma.channel.rdma.internal.SockAddr;
  *
  * <p>The channel becomes active once both sides exchanged their {@code HELLO}; a connect fails with a
  * {@link ConnectException} naming the RDMA CM event and status (no listener, no route, no RDMA device)
- * or a {@link ConnectTimeoutException} after {@code CONNECT_TIMEOUT_MILLIS}. Threading: as every
- * Netty channel, all work happens on its event loop.
+ * or a {@link ConnectTimeoutException} after {@code CONNECT_TIMEOUT_MILLIS}. This class makes and
+ * keeps the connection (connect, accept, the RDMA CM events, the timeouts, keep-alive); the byte
+ * stream and the close are its base's. Threading: as every Netty channel, all work happens on its
+ * event loop.
  */
-public final class RdmaSocketChannel extends AbstractChannel implements SocketChannel {
+public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implements SocketChannel {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaSocketChannel.class);
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
-    /** How long a closing channel waits for its last sends before it disconnects anyway. */
-    private static final long LINGER_MILLIS = 2000;
+    /** What address and route resolution wait for when the channel has no connect timeout. */
+    private static final int RESOLVE_TIMEOUT_MILLIS = 30_000;
 
     private final RdmaSocketChannelConfig config;
     /** For an accepted channel: the listener's dispatcher its id still lives on. */
     private final CmEventDispatcher acceptedFrom;
-
-    private RdmaLoop loop;
-    private CmEventDispatcher cm;
-    private long id;
-    private volatile RdmaConnection connection;
+    private final SockAddr addressMemory = new SockAddr();
     private InetSocketAddress local;
     private InetSocketAddress remote;
     private ChannelPromise connectPromise;
@@ -92,35 +76,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private Future<?> keepAliveFuture;
     /** For an accepted channel: closes it if the peer's HELLO does not come in time. */
     private Future<?> helloTimeoutFuture;
-    /** For an accepted channel refused before its loop adopted it: what the peer is told. */
-    private int rejectReason = RejectReason.SERVER_ERROR;
-    /** What a connect waits for now, for the message of a connect timeout. */
-    private String connectStage = "nothing";
     private SocketAddress requestedRemoteAddress;
-    /** Written on the loop; volatile because isOpen() and isActive() are asked from any thread. */
-    private volatile boolean open = true;
-    private volatile boolean active;
-    private boolean readPending;
-    /**
-     * A read is queued on the loop. One is enough however often {@code read()} is called before it
-     * runs: a handler that reads a byte at a time would otherwise queue a task per call.
-     */
-    private boolean readScheduled;
-    private final Runnable readTask = () -> {
-        readScheduled = false;
-        ((RdmaUnsafe) unsafe()).readNow();
-    };
-    private boolean inputShutdown;
-    private boolean outputShutdown;
-    /** The peer sent CLOSE: it sends nothing more and needs no CLOSE back. */
-    private boolean peerClosed;
-    /** The peer disconnected (DISCONNECTED, or this side's requests were flushed). */
-    private boolean disconnected;
-    /** The connection's device is going away: close at once, without telling the peer. */
-    private boolean deviceRemoved;
-    private Runnable teardown;
-    /** What {@link #metrics()} reports once the connection is gone. */
-    private RdmaChannelMetrics metricsAtClose = RdmaChannelMetrics.NONE;
 
     /** Creates a channel that will connect. */
     public RdmaSocketChannel() {
@@ -137,19 +93,6 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         this.id = childId;
     }
 
-    /**
-     * Returns {@code true} once {@code register} gave this channel its event loop, which it does
-     * before the registration itself runs on that loop.
-     */
-    boolean hasEventLoop() {
-        try {
-            eventLoop();
-            return true;
-        } catch (IllegalStateException notRegistered) {
-            return false;
-        }
-    }
-
     @Override
     public ServerSocketChannel parent() {
         return (ServerSocketChannel) super.parent();
@@ -163,16 +106,6 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     @Override
     public ChannelMetadata metadata() {
         return METADATA;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return open;
-    }
-
-    @Override
-    public boolean isActive() {
-        return open && active;
     }
 
     @Override
@@ -216,106 +149,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     @Override
-    public boolean isInputShutdown() {
-        return inputShutdown || !isActive();
-    }
-
-    @Override
-    public boolean isOutputShutdown() {
-        return outputShutdown || !isActive();
-    }
-
-    @Override
-    public boolean isShutdown() {
-        return isInputShutdown() && isOutputShutdown() || !isActive();
-    }
-
-    @Override
-    public ChannelFuture shutdownOutput() {
-        return shutdownOutput(newPromise());
-    }
-
-    @Override
-    public ChannelFuture shutdownOutput(ChannelPromise promise) {
-        EventLoop loop = eventLoop();
-        if (loop.inEventLoop()) {
-            ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
-        } else {
-            loop.execute(() -> ((AbstractUnsafe) unsafe()).shutdownOutput(promise));
+    void registered() {
+        if (acceptedFrom != null && state() == RdmaChannelState.NEW) {
+            ((RdmaSocketUnsafe) unsafe()).accept();
         }
-        return promise;
-    }
-
-    @Override
-    public ChannelFuture shutdownInput() {
-        return shutdownInput(newPromise());
-    }
-
-    @Override
-    public ChannelFuture shutdownInput(ChannelPromise promise) {
-        EventLoop loop = eventLoop();
-        if (loop.inEventLoop()) {
-            shutdownInput0(promise);
-        } else {
-            loop.execute(() -> shutdownInput0(promise));
-        }
-        return promise;
-    }
-
-    private void shutdownInput0(ChannelPromise promise) {
-        if (!isActive()) {
-            promise.setFailure(new java.nio.channels.NotYetConnectedException());
-            return;
-        }
-        // The peer cannot be told to stop sending without closing; the input side is cut locally:
-        // whatever arrives from now on is dropped (and credited back, so the peer is not stalled).
-        inputShutdown = true;
-        promise.setSuccess();
-    }
-
-    @Override
-    public ChannelFuture shutdown() {
-        return shutdown(newPromise());
-    }
-
-    @Override
-    public ChannelFuture shutdown(ChannelPromise promise) {
-        ChannelFuture output = shutdownOutput();
-        output.addListener((ChannelFutureListener) f -> shutdownInput().addListener(
-                (ChannelFutureListener) f2 -> {
-                    if (f.isSuccess() && f2.isSuccess()) {
-                        promise.setSuccess();
-                    } else {
-                        promise.setFailure(f.cause() != null ? f.cause() : f2.cause());
-                    }
-                }));
-        return promise;
-    }
-
-    @Override
-    protected boolean isCompatible(EventLoop loop) {
-        return loop instanceof IoEventLoop && ((IoEventLoop) loop).isCompatible(RdmaUnsafe.class);
-    }
-
-    @Override
-    protected void doRegister(ChannelPromise promise) {
-        ((IoEventLoop) eventLoop()).register((RdmaUnsafe) unsafe()).addListener(f -> {
-            if (!f.isSuccess()) {
-                if (f.cause() instanceof RejectedExecutionException) {
-                    rejectReason = RejectReason.SHUTTING_DOWN;
-                }
-                promise.setFailure(f.cause());
-                return;
-            }
-            IoRegistration registration = (IoRegistration) f.getNow();
-            // Kept for doDeregister: the handler holds every registered channel until it is cancelled.
-            ((RdmaUnsafe) unsafe()).registration = registration;
-            loop = registration.attachment();
-            promise.setSuccess();
-            if (acceptedFrom != null && connection == null && open) {
-                ((RdmaUnsafe) unsafe()).accept();
-            }
-        });
     }
 
     @Override
@@ -325,161 +162,44 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     @Override
-    protected void doDisconnect() throws Exception {
-        doClose();
-    }
-
-    @Override
-    protected void doShutdownOutput() throws Exception {
-        if (!isActive()) {
-            throw new java.nio.channels.NotYetConnectedException();
-        }
-        if (outputShutdown) {
-            return;
-        }
-        outputShutdown = true;
-        // In order with the data already posted: the peer reads everything, then the end of input.
-        if (connection != null && !connection.sendControl(RdmaProtocol.TYPE_SHUTDOWN_OUTPUT)) {
-            throw new IOException("no credit left to send SHUTDOWN_OUTPUT: the peer does not read");
-        }
-    }
-
-    @Override
-    protected void doClose() throws Exception {
-        if (!open) {
-            return;
-        }
-        open = false;
-        active = false;
+    void close0() throws Exception {
         ChannelPromise promise = connectPromise;
         if (promise != null) {
-            promise.tryFailure(new java.nio.channels.ClosedChannelException());
+            promise.tryFailure(new ClosedChannelException());
             connectPromise = null;
         }
         cancelConnectTimeout();
         cancelHelloTimeout();
         stopKeepAlive();
-        if (connection != null && connection.isReady() && !peerClosed && !deviceRemoved) {
-            // Tell the peer in band, after the data already posted, then give the last sends time to
-            // complete before disconnecting, as a TCP close lets the kernel deliver what was written.
-            connection.sendControl(RdmaProtocol.TYPE_CLOSE);
-        }
-        if (connection != null && connection.hasOutstandingSends() && loop != null && !deviceRemoved) {
-            teardown = this::teardown;
-            loop.addLingering(connection.device(), teardown);
-            eventLoop().schedule(this::teardown, LINGER_MILLIS, TimeUnit.MILLISECONDS);
-        } else {
-            teardown();
-        }
+        super.close0();
     }
 
     /**
      * Fails the channel because its device is going away: at once, without a {@code CLOSE} to the
      * peer or a wait for the last sends, since the kernel waits for this process to let go of
-     * everything on the device before the removal completes.
+     * everything on the device before the removal completes. A channel that is closing already frees
+     * its queue pair now, without waiting for its work requests.
      */
     void deviceRemoved(RdmaDevice device) {
-        if (!open) {
+        deviceRemoved = true;
+        if (state() == RdmaChannelState.CLOSING) {
+            teardown();
             return;
         }
-        deviceRemoved = true;
+        if (!isOpen()) {
+            return;
+        }
         IOException cause = new IOException("the RDMA device " + (device != null ? device + " " : "") + "was removed");
         if (connectPromise != null) {
-            ((RdmaUnsafe) unsafe()).failConnect(cause);
+            ((RdmaSocketUnsafe) unsafe()).failConnect(cause);
         } else {
-            ((RdmaUnsafe) unsafe()).connectionFailed(cause);
+            ((RdmaSocketUnsafe) unsafe()).connectionFailed(cause);
         }
-    }
-
-    /** Returns the device of the channel's connection, or {@code null} before it has one. */
-    RdmaDevice device() {
-        RdmaConnection current = connection;
-        return current != null ? current.device() : null;
-    }
-
-    /** Disconnects and frees everything native; runs once. */
-    private void teardown() {
-        if (teardown != null && loop != null) {
-            loop.removeLingering(teardown);
-            teardown = null;
-        }
-        if (connection != null) {
-            connection.disconnect();
-            connection.close();
-            metricsAtClose = connection.metrics(false);
-            connection = null;
-        }
-        if (id != 0) {
-            if (cm != null) {
-                cm.destroyId(id);
-            } else {
-                // An accepted id never adopted by a loop: refuse the peer, then free it.
-                CmEventDispatcher.rejectAndDestroy(id, rejectReason);
-            }
-            id = 0;
-        }
-    }
-
-    @Override
-    protected void doDeregister() throws Exception {
-        IoRegistration registration = ((RdmaUnsafe) unsafe()).registration;
-        if (registration != null) {
-            registration.cancel();
-        }
-    }
-
-    @Override
-    protected void doBeginRead() throws Exception {
-        readPending = true;
-        if (connection != null && connection.hasInbound()) {
-            // Not from inside read(): a handler calling read() in channelRead must not recurse.
-            scheduleRead();
-        }
-    }
-
-    /** Queues a read of what waits, unless one is queued already. */
-    private void scheduleRead() {
-        if (!readScheduled) {
-            readScheduled = true;
-            eventLoop().execute(readTask);
-        }
-    }
-
-    void clearReadPending() {
-        if (isRegistered()) {
-            EventLoop loop = eventLoop();
-            if (loop.inEventLoop()) {
-                readPending = false;
-            } else {
-                loop.execute(() -> readPending = false);
-            }
-        } else {
-            readPending = false;
-        }
-    }
-
-    @Override
-    protected void doWrite(ChannelOutboundBuffer in) throws Exception {
-        if (connection != null) {
-            connection.flush(in);
-        }
-    }
-
-    @Override
-    protected Object filterOutboundMessage(Object msg) {
-        if (msg instanceof ByteBuf) {
-            return msg;
-        }
-        if (msg instanceof FileRegion) {
-            return new TrackedFileRegion((FileRegion) msg);
-        }
-        throw new UnsupportedOperationException("unsupported message type: " + msg.getClass().getName()
-                + " (expected: ByteBuf, FileRegion)");
     }
 
     @Override
     protected AbstractUnsafe newUnsafe() {
-        return new RdmaUnsafe();
+        return new RdmaSocketUnsafe();
     }
 
     private static InetSocketAddress checkAddress(SocketAddress address) throws IOException {
@@ -488,7 +208,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         }
         InetSocketAddress inet = (InetSocketAddress) address;
         if (inet.isUnresolved()) {
-            throw new java.net.UnknownHostException(inet.getHostString());
+            throw new UnknownHostException(inet.getHostString());
         }
         return inet;
     }
@@ -506,7 +226,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                     current.probeIfIdle();
                 }
             } catch (IOException e) {
-                ((RdmaUnsafe) unsafe()).connectionFailed(e);
+                ((RdmaSocketUnsafe) unsafe()).connectionFailed(e);
             }
         }, idle, idle, TimeUnit.MILLISECONDS);
     }
@@ -532,33 +252,14 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         }
     }
 
-    /** The channel's unsafe: its RDMA CM events and connection events arrive here, on the loop. */
-    private final class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle, CmEventListener,
-            RdmaConnection.Events {
-
-        IoRegistration registration;
-        private final SockAddr addressMemory = new SockAddr();
-
-        @Override
-        public void handle(IoRegistration registration, IoEvent ioEvent) {
-            // Never called: an RDMA channel has no fd of its own.
-        }
-
-        @Override
-        public void registered() {
-            // The registration object arrives through doRegister's future.
-        }
+    /** The channel's handle: its RDMA CM events and the connect and accept that lead to them. */
+    private final class RdmaSocketUnsafe extends RdmaStreamUnsafe {
 
         @Override
         public void deviceRemoved(RdmaDevice device) {
             if (device() == device) {
                 RdmaSocketChannel.this.deviceRemoved(device);
             }
-        }
-
-        @Override
-        public void close() {
-            close(voidPromise());
         }
 
         @Override
@@ -570,7 +271,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 if (connectPromise != null) {
                     throw new ConnectionPendingException();
                 }
-                if (active || id != 0) {
+                if (state() != RdmaChannelState.NEW) {
                     throw new AlreadyConnectedException();
                 }
                 InetSocketAddress target = checkAddress(remoteAddress);
@@ -579,23 +280,15 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 }
                 requestedRemoteAddress = target;
                 cm = loop.cm();
-                id = cm.createId(this);
+                id = cm.createId(registration);
                 long source = local != null ? new SockAddr().write(local) : 0;
                 DisniNative.dispatcher()._resolveAddr(id, source, addressMemory.write(target), timeoutMillis());
-                connectStage = "address resolution";
+                transition(RdmaChannelState.RESOLVING);
                 connectPromise = promise;
                 int timeout = config.getConnectTimeoutMillis();
                 if (timeout > 0) {
-                    connectTimeoutFuture = eventLoop().schedule(() -> {
-                        ChannelPromise pending = connectPromise;
-                        RdmaConnection handshaking = connection;
-                        if (pending != null && pending.tryFailure(new ConnectTimeoutException(
-                                "connection timed out after " + timeout + " ms: " + requestedRemoteAddress
-                                        + " (waiting for " + connectStage + (handshaking != null
-                                        ? "; " + handshaking.handshakeState() : "") + ')'))) {
-                            close(voidPromise());
-                        }
-                    }, timeout, TimeUnit.MILLISECONDS);
+                    connectTimeoutFuture = eventLoop().schedule(() -> connectTimedOut(timeout), timeout,
+                            TimeUnit.MILLISECONDS);
                 }
                 promise.addListener((ChannelFutureListener) future -> {
                     if (future.isCancelled()) {
@@ -610,9 +303,20 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             }
         }
 
+        private void connectTimedOut(int timeout) {
+            ChannelPromise pending = connectPromise;
+            RdmaConnection handshaking = connection;
+            if (pending != null && pending.tryFailure(new ConnectTimeoutException(
+                    "connection timed out after " + timeout + " ms: " + requestedRemoteAddress
+                            + " (waiting for " + state().awaited() + (handshaking != null
+                            ? "; " + handshaking.handshakeState() : "") + ')'))) {
+                close(voidPromise());
+            }
+        }
+
         private int timeoutMillis() {
             int timeout = config.getConnectTimeoutMillis();
-            return timeout > 0 ? timeout : 30_000;
+            return timeout > 0 ? timeout : RESOLVE_TIMEOUT_MILLIS;
         }
 
         private Throwable annotate(Throwable t) {
@@ -628,8 +332,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         void accept() {
             try {
                 cm = loop.cm();
-                cm.adopt(id, acceptedFrom, this);
+                cm.adopt(id, acceptedFrom, registration);
                 openConnection();
+                transition(RdmaChannelState.AWAITING_HELLO);
                 // The HELLO answers the peer's (RdmaConnection): a Send posted now could reach the
                 // peer's queue pair before its CM has made it ready to receive, and be dropped.
                 RdmaNative.accept(id, RdmaProtocol.RNR_RETRY_COUNT, 0, 0);
@@ -659,7 +364,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
          */
         private void helloTimedOut(int timeout) {
             helloTimeoutFuture = null;
-            if (open && !active) {
+            if (state() == RdmaChannelState.AWAITING_HELLO) {
                 logger.debug("{}: no HELLO from the peer within {} ms, closing", RdmaSocketChannel.this, timeout);
                 close(voidPromise());
             }
@@ -687,23 +392,27 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         }
 
         @Override
-        public void onCmEvent(CmEvent event) {
+        void cmEvent(CmEvent event) {
+            if (!isOpen() && event.type() != CmEvent.DEVICE_REMOVAL) {
+                // Closing, waiting for its work requests: what the peer does no longer matters.
+                return;
+            }
             try {
                 switch (event.type()) {
                     case CmEvent.ADDR_RESOLVED:
                         DisniNative.dispatcher()._resolveRoute(id, timeoutMillis());
-                        connectStage = "route resolution";
                         break;
                     case CmEvent.ROUTE_RESOLVED:
                         openConnection();
                         DisniNative.dispatcher()._connect(id, RdmaProtocol.RETRY_COUNT,
                                 RdmaProtocol.RNR_RETRY_COUNT, 0, (byte) 0);
-                        connectStage = "the server to accept (RDMA CM ESTABLISHED)";
+                        transition(RdmaChannelState.CONNECTING);
                         break;
                     case CmEvent.ESTABLISHED:
                         if (acceptedFrom == null) {
+                            // Before the HELLO: the peer's may already be here, and then it makes the channel active.
+                            transition(RdmaChannelState.AWAITING_HELLO);
                             connection.sendHello();
-                            connectStage = "the server's HELLO";
                         }
                         break;
                     case CmEvent.ADDR_ERROR:
@@ -726,7 +435,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                             if (loop != null) {
                                 loop.drainCompletionQueues();
                             }
-                            if (open) {
+                            if (isOpen()) {
                                 onPeerDisconnected();
                             }
                         }
@@ -734,7 +443,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                     case CmEvent.DISCONNECTED:
                         if (connectPromise != null) {
                             failConnect(new ConnectException("the server closed the connection while "
-                                    + "waiting for " + connectStage + ": " + requestedRemoteAddress));
+                                    + "waiting for " + state().awaited() + ": " + requestedRemoteAddress));
                         } else {
                             onPeerDisconnected();
                         }
@@ -788,9 +497,12 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
         @Override
         public void connectionReady() {
+            if (!isOpen()) {
+                return;
+            }
             cancelHelloTimeout();
             boolean wasActive = isActive();
-            active = true;
+            transition(RdmaChannelState.ACTIVE);
             local = readAddress(true);
             remote = readAddress(false);
             ChannelPromise promise = connectPromise;
@@ -812,195 +524,6 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             }
             startKeepAlive();
             writeSpaceAvailable();
-        }
-
-        @Override
-        public void inboundAvailable() {
-            if (readPending || config.isAutoRead() || connection.endOfInputIsNext()) {
-                readNow();
-            }
-        }
-
-        @Override
-        public void writeSpaceAvailable() {
-            if (isActive() && outboundBuffer() != null && !outboundBuffer().isEmpty()) {
-                flush0();
-            }
-        }
-
-        @Override
-        public void sendsDrained() {
-            if (!open && teardown != null) {
-                teardown();
-            }
-        }
-
-        @Override
-        public void connectionFailed(Throwable cause) {
-            if (!open) {
-                return;
-            }
-            pipeline().fireExceptionCaught(cause);
-            failUndelivered(cause);
-            close(voidPromise());
-        }
-
-        @Override
-        protected void flush0() {
-            // Data written while connecting goes out once connected (like TCP fast open), instead of
-            // failing with NotYetConnectedException.
-            if (connectPromise != null && open) {
-                return;
-            }
-            super.flush0();
-        }
-
-        @Override
-        public void connectionLost() {
-            if (!open) {
-                return;
-            }
-            // Writes in flight failed: with AUTO_CLOSE off, Netty shuts the output down and keeps
-            // reading (as it does for a write error), so what the peer sent before is still read.
-            if (!outputShutdown && !config.isAutoClose() && isActive()) {
-                outputShutdown = true;
-                shutdownOutput(voidPromise());
-            }
-            onPeerDisconnected();
-        }
-
-        private void onPeerDisconnected() {
-            disconnected = true;
-            // The data that arrived before the disconnect is read first; readNow ends the input then.
-            if (!hasInbound()) {
-                endOfInput();
-            }
-        }
-
-        private boolean hasInbound() {
-            return connection != null && connection.hasInbound();
-        }
-
-        /**
-         * The peer will send no more: it shut its output down, closed, or disconnected. As for TCP's FIN,
-         * a channel that allows half-closure sees the input shutdown events and stays open until the
-         * peer is gone; any other closes.
-         */
-        private void endOfInput() {
-            ChannelOutboundBuffer in = outboundBuffer();
-            if ((peerClosed || disconnected) && !outputShutdown && !config.isAutoClose() && in != null
-                    && !in.isEmpty()) {
-                // The peer reads nothing more: what waits to be written fails, as a write to a closed
-                // TCP socket does, and with AUTO_CLOSE off that shuts the output down.
-                outputShutdown = true;
-                shutdownOutput(voidPromise());
-            }
-            if (config.isAllowHalfClosure() && !inputShutdown) {
-                inputShutdown = true;
-                pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
-                pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
-            }
-            if (!config.isAllowHalfClosure() || disconnected) {
-                if (disconnected && !peerClosed) {
-                    // A peer gone without a CLOSE (killed, or its host lost): the writes fail as a TCP
-                    // reset fails them. After a CLOSE they fail as closed, as after TCP's FIN.
-                    failUndelivered(new IOException("connection reset: the peer disconnected before these bytes "
-                            + "were delivered: " + remote));
-                }
-                close(voidPromise());
-            }
-        }
-
-        /**
-         * Fails the flushed writes with {@code cause}, which says why they will never arrive, rather
-         * than with the bare {@code ClosedChannelException} the close that follows gives them. Only
-         * those flushed now: a promise's listener or a writability handler may write and flush more
-         * meanwhile, and the close fails those.
-         */
-        private void failUndelivered(Throwable cause) {
-            ChannelOutboundBuffer in = outboundBuffer();
-            if (in == null) {
-                return;
-            }
-            for (int flushed = in.size(); flushed > 0 && in.current() != null; flushed--) {
-                in.remove(cause);
-            }
-        }
-
-        /** Hands received messages to the pipeline while it wants them. */
-        void readNow() {
-            if (connection == null || !open) {
-                return;
-            }
-            ChannelPipeline pipeline = pipeline();
-            RecvByteBufAllocator.Handle handle = recvBufAllocHandle();
-            handle.reset(config);
-            boolean readSomething = false;
-            boolean shutdownReceived = false;
-            boolean closeReceived = false;
-            // The end of input needs no read() once everything before it was read: as TCP's FIN
-            // reaches epoll as EPOLLRDHUP, a channel with AUTO_READ off learns of it at once.
-            if (!readPending && !config.isAutoRead() && !connection.endOfInputIsNext()) {
-                return;
-            }
-            try {
-                // One read() call is one read loop: it goes on while the allocator's handle wants more,
-                // as epoll's loop does, not only while a read is pending.
-                while (connection != null && connection.hasInbound()) {
-                    Object message = connection.readInbound(handle, config.getAllocator());
-                    if (message instanceof ByteBuf) {
-                        ByteBuf buf = (ByteBuf) message;
-                        if (inputShutdown) {
-                            buf.release();
-                            continue;
-                        }
-                        readPending = false;
-                        readSomething = true;
-                        handle.incMessagesRead(1);
-                        handle.lastBytesRead(buf.readableBytes());
-                        pipeline.fireChannelRead(buf);
-                        if (!handle.continueReading()) {
-                            break;
-                        }
-                    } else if ((Integer) message == RdmaProtocol.TYPE_SHUTDOWN_OUTPUT) {
-                        shutdownReceived = true;
-                        break;
-                    } else {
-                        closeReceived = true;
-                        break;
-                    }
-                }
-            } catch (Throwable t) {
-                handle.readComplete();
-                pipeline.fireChannelReadComplete();
-                connectionFailed(t);
-                return;
-            }
-            handle.readComplete();
-            if (readSomething) {
-                pipeline.fireChannelReadComplete();
-            }
-            // The slots read are posted again only now, after the pipeline flushed what it answered in
-            // channelReadComplete: the answer leaves without waiting for ibv_post_recv, and a later
-            // message (or a CREDIT, when due) returns the slots.
-            if (connection != null) {
-                try {
-                    connection.readComplete();
-                } catch (IOException e) {
-                    connectionFailed(e);
-                    return;
-                }
-            }
-            if (closeReceived) {
-                peerClosed = true;
-            }
-            if (shutdownReceived || closeReceived || disconnected && !hasInbound()) {
-                endOfInput();
-            } else if (connection != null && connection.hasInbound()
-                    && (readPending || config.isAutoRead() || connection.endOfInputIsNext())) {
-                // The allocator handle ended this read; come back for the rest.
-                scheduleRead();
-            }
         }
     }
 }

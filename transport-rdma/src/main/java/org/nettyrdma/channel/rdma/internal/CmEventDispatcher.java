@@ -31,8 +31,10 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 
 /**
  * The RDMA CM event channel of one event loop: every {@code rdma_cm_id} of the loop's channels lives
- * on it, and its fd is watched by the loop's epoll. Events are read without blocking and routed by id
- * (a connect request by its listening id).
+ * on it, and its fd is watched by the loop's epoll. Events are read without blocking and handed to the
+ * channel registered for their id (a connect request to the one of its listening id). The ids have no
+ * room for the registration (DiSNI creates them without a context), so this channel keeps the map;
+ * CM events are few, and the map lets an id move to another loop's channel with its new owner.
  *
  * <p>Before a disconnect or a device removal is routed, the loop's completion queues are polled: data
  * that arrived before it must be seen before it, and the two come through different fds. Other events do not wait for
@@ -52,16 +54,19 @@ public final class CmEventDispatcher implements EpollIoHandle {
             .order(ByteOrder.nativeOrder());
     private final long recordAddress = RdmaNative.directBufferAddress(record);
     private final CmEvent event = new CmEvent(record);
-    private final Map<Long, CmEventListener> listeners = new HashMap<>();
+    private final Map<Long, RdmaIoRegistration> owners = new HashMap<>();
+    private final RdmaLoop loop;
     private final Runnable beforeDispatch;
     private boolean closed;
 
     /**
      * Creates the loop's event channel.
      *
+     * @param loop the loop whose channels get the events
      * @param beforeDispatch runs before a disconnect is routed (polls the loop's completion queues)
      */
-    public CmEventDispatcher(Runnable beforeDispatch) throws IOException {
+    CmEventDispatcher(RdmaLoop loop, Runnable beforeDispatch) throws IOException {
+        this.loop = loop;
         this.beforeDispatch = beforeDispatch;
         channel = verbs._createEventChannel();
         fd = new FileDescriptor(RdmaNative.eventChannelFd(channel));
@@ -72,27 +77,36 @@ public final class CmEventDispatcher implements EpollIoHandle {
         return channel;
     }
 
-    /** Creates an id on this channel in the TCP port space (reliable connected QPs). */
-    public long createId(CmEventListener listener) throws IOException {
+    /**
+     * Creates an id on this channel in the TCP port space (reliable connected QPs), whose events go to
+     * the channel of {@code owner}.
+     */
+    public long createId(RdmaIoRegistration owner) throws IOException {
         long id = verbs._createId(channel, (short) 0x106);
-        listeners.put(id, listener);
+        owners.put(id, owner);
         return id;
     }
 
     /**
-     * Moves an id from another loop's channel to this one ({@code rdma_migrate_id}) and routes its
-     * events to {@code listener}: how an accepted connection follows its channel to the child loop.
+     * Moves an id from another loop's channel to this one ({@code rdma_migrate_id}) and hands its
+     * events to the channel of {@code owner}: how an accepted connection follows its channel to the
+     * child loop.
      */
-    public void adopt(long id, CmEventDispatcher from, CmEventListener listener) throws IOException {
+    public void adopt(long id, CmEventDispatcher from, RdmaIoRegistration owner) throws IOException {
         if (from != this) {
             RdmaNative.migrateId(id, channel);
         }
-        listeners.put(id, listener);
+        owners.put(id, owner);
     }
 
-    /** Stops routing an id's events and destroys the id (its QP must be gone already). */
+    /** Returns the registration whose channel owns {@code id}, or {@code null}. */
+    RdmaIoRegistration registrationOf(long id) {
+        return owners.get(id);
+    }
+
+    /** Stops handing an id's events on and destroys the id (its QP must be gone already). */
     public void destroyId(long id) {
-        listeners.remove(id);
+        owners.remove(id);
         int result = verbs._destroyCmId(id);
         if (result != 0) {
             logger.debug("rdma_destroy_id returned {}", result);
@@ -123,9 +137,9 @@ public final class CmEventDispatcher implements EpollIoHandle {
         }
     }
 
-    /** Returns the number of ids with a listener on this channel. */
+    /** Returns the number of ids with an owner on this channel. */
     public int size() {
-        return listeners.size();
+        return owners.size();
     }
 
     @Override
@@ -150,12 +164,12 @@ public final class CmEventDispatcher implements EpollIoHandle {
                 beforeDispatch.run();
             }
             long routeBy = type == CmEvent.CONNECT_REQUEST ? event.listenId() : event.id();
-            CmEventListener listener = listeners.get(routeBy);
+            RdmaIoRegistration owner = owners.get(routeBy);
             if (logger.isDebugEnabled()) {
                 logger.debug("{} for id 0x{}", event, Long.toHexString(routeBy));
             }
-            if (listener != null) {
-                listener.onCmEvent(event);
+            if (owner != null) {
+                loop.dispatchCmEvent(owner, event);
             } else if (type == CmEvent.CONNECT_REQUEST) {
                 // The listener is gone; the child id is ours to refuse and free.
                 rejectAndDestroy(event.id(), 0);

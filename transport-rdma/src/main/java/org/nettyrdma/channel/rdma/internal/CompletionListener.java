@@ -15,7 +15,7 @@
  */
 package org.nettyrdma.channel.rdma.internal;
 
-/** Receives the work completions of one queue pair, on its event loop. */
+/** Takes the work completions of one queue pair, which its channel's handle hands on, on its event loop. */
 public interface CompletionListener {
 
     /**

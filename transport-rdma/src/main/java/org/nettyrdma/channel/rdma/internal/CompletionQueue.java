@@ -25,8 +25,6 @@ import io.netty.channel.IoEvent;
 import io.netty.channel.IoRegistration;
 import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.channel.unix.FileDescriptor;
-import io.netty.util.collection.IntObjectHashMap;
-import io.netty.util.collection.IntObjectMap;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -42,8 +40,8 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * polling loop finds) cost no event, no {@code read} of the channel and no re-arm: a system call
  * each. A wake-up polls until the CQ is empty or a budget is spent; then the CQ has a backlog, which
  * the loop polls on its next turn without waiting (RdmaIoHandler), after its other fds and tasks had
- * their turn. Completions are polled in batches into one direct array and dispatched by QP number
- * without allocating.
+ * their turn. Completions are polled in batches into one direct array and handed, without
+ * allocating, to the channel whose registration id their {@code wr_id} carries ({@link WorkRequests}).
  *
  * <p>Used on its event loop only.
  */
@@ -59,26 +57,25 @@ public final class CompletionQueue implements EpollIoHandle {
     private static final int WC_OPCODE = 12;
     private static final int WC_BYTE_LEN = 20;
     private static final int WC_IMM_DATA = 24;
-    private static final int WC_QP_NUM = 28;
     private static final int POLL_BATCH = 32;
-    /**
-     * Completions dispatched per wake-up before the loop gets to its other fds and tasks (CM events,
-     * connects, timeouts): on a loop streaming for many connections the queue is seldom empty, and
-     * draining it in one go kept a loop away from its CM events for 20 s (RdmaManyConnectionsTest).
-     */
-    private static final int POLL_BUDGET = 8 * POLL_BATCH;
 
     private final NativeDispatcher verbs = DisniNative.dispatcher();
+    private final RdmaLoop loop;
     private final RdmaDevice device;
     private final LoopCounters counters;
     private final long completionChannel;
     private final long cq;
     private final int capacity;
+    /**
+     * Completions dispatched per wake-up before the loop gets to its other fds and tasks (CM events,
+     * connects, timeouts): on a loop streaming for many connections the queue is seldom empty, and
+     * draining it in one go kept a loop away from its CM events for 20 s (RdmaManyConnectionsTest).
+     */
+    private final int pollBudget;
     private final FileDescriptor fd;
     private final ByteBuffer completions = ByteBuffer.allocateDirect(POLL_BATCH * WC_SIZE)
             .order(ByteOrder.nativeOrder());
     private final long completionsAddress = RdmaNative.directBufferAddress(completions);
-    private final IntObjectMap<CompletionListener> listeners = new IntObjectHashMap<>();
     private int reservedEntries;
     /** The last poll stopped at its budget: completions may wait, and no event will announce them. */
     private boolean backlog;
@@ -87,12 +84,16 @@ public final class CompletionQueue implements EpollIoHandle {
     private boolean closed;
 
     /**
-     * Creates a CQ of {@code capacity} entries (at most the device's limit) with its channel, counting
-     * into its loop's {@code counters}.
+     * Creates a CQ of {@code capacity} entries (at most the device's limit) with its channel, which
+     * dispatches at most {@code pollBudget} completions per wake-up to the channels of {@code loop},
+     * counting into its {@code counters}.
      */
-    public CompletionQueue(RdmaDevice device, int capacity, LoopCounters counters) throws IOException {
+    CompletionQueue(RdmaLoop loop, RdmaDevice device, int capacity, int pollBudget, LoopCounters counters)
+            throws IOException {
+        this.loop = loop;
         this.device = device;
         this.counters = counters;
+        this.pollBudget = pollBudget;
         this.capacity = Math.min(capacity, device.maxCqe());
         completionChannel = verbs._createCompChannel(device.context());
         long created;
@@ -142,14 +143,12 @@ public final class CompletionQueue implements EpollIoHandle {
         reservedEntries -= entries;
     }
 
-    /** Routes the completions of a QP to {@code listener}. */
-    public void addListener(int qpNum, CompletionListener listener) {
-        listeners.put(qpNum, listener);
-    }
-
-    /** Stops routing a QP's completions; later ones (flushed work requests) are dropped. */
-    public void removeListener(int qpNum) {
-        listeners.remove(qpNum);
+    /**
+     * Makes the chains of a connection on the CM id {@code cmId} carry the registration id of the
+     * channel that owns the CM id, so that their completions reach it. Call before the first post.
+     */
+    public void claim(long cmId, WorkRequests... chains) {
+        loop.claim(cmId, chains);
     }
 
     @Override
@@ -169,7 +168,7 @@ public final class CompletionQueue implements EpollIoHandle {
                 armed = false;
                 counters.wakeUps += events;
             }
-            poll(POLL_BUDGET);
+            poll(pollBudget);
         } catch (IOException e) {
             // Only a broken device fails here; every QP on the CQ is lost with it.
             logger.warn("completion queue of {} failed", device, e);
@@ -178,7 +177,7 @@ public final class CompletionQueue implements EpollIoHandle {
 
     /** Polls and dispatches at most one wake-up's budget of completions (after a backlog, or busy polling). */
     public int poll() throws IOException {
-        return poll(POLL_BUDGET);
+        return poll(pollBudget);
     }
 
     /**
@@ -201,7 +200,7 @@ public final class CompletionQueue implements EpollIoHandle {
             return 0;
         }
         arm();
-        return poll(POLL_BUDGET);
+        return poll(pollBudget);
     }
 
     /** Returns {@code true} if the next completion raises an event, so the loop may wait for it. */
@@ -233,12 +232,9 @@ public final class CompletionQueue implements EpollIoHandle {
             }
             for (int i = 0; i < n; i++) {
                 int base = i * WC_SIZE;
-                CompletionListener listener = listeners.get(completions.getInt(base + WC_QP_NUM));
-                if (listener != null) {
-                    listener.onCompletion(completions.getLong(base + WC_WR_ID), completions.getInt(base + WC_STATUS),
-                            completions.getInt(base + WC_OPCODE), completions.getInt(base + WC_BYTE_LEN),
-                            completions.getInt(base + WC_IMM_DATA));
-                }
+                loop.dispatchCompletion(completions.getLong(base + WC_WR_ID), completions.getInt(base + WC_STATUS),
+                        completions.getInt(base + WC_OPCODE), completions.getInt(base + WC_BYTE_LEN),
+                        completions.getInt(base + WC_IMM_DATA));
             }
             total += n;
             counters.completions += n;
@@ -272,8 +268,7 @@ public final class CompletionQueue implements EpollIoHandle {
         int channelResult = verbs._destroyCompChannel(completionChannel);
         if (cqResult != 0 || channelResult != 0) {
             // EBUSY: a queue pair still uses it. The CQ stays counted, so the leak shows in tests.
-            logger.warn("destroying the completion queue of {} returned {} / {}; listeners left: {}", device, cqResult,
-                    channelResult, listeners);
+            logger.warn("destroying the completion queue of {} returned {} / {}", device, cqResult, channelResult);
         } else {
             LIVE.decrementAndGet();
         }

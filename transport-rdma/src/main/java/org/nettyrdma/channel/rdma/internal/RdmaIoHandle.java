@@ -18,16 +18,27 @@ package org.nettyrdma.channel.rdma.internal;
 import io.netty.channel.IoHandle;
 
 /**
- * The handle an RDMA channel registers with {@code RdmaIoHandler}. It has no fd of its own: its queue
- * pair's completions and its CM events reach it through the loop's shared completion queue and event
- * channel ({@link RdmaLoop}), which its registration's attachment gives access to.
+ * The handle an RDMA channel registers with {@code RdmaIoHandler}. It has no fd of its own: the loop
+ * hands it the work completions of its queue pair and the RDMA CM events of its ids as
+ * {@link RdmaIoEvent}s, found by the id of its {@link RdmaIoRegistration}. Called on the loop.
  */
 public interface RdmaIoHandle extends IoHandle {
 
     /**
-     * {@code device} is being removed: a channel with anything on it fails and frees it now, without
-     * waiting for its peer. Called on the channel's event loop.
+     * Returns the work requests the handle posted that have not completed: a cancelled registration
+     * leaves the loop only when this is 0.
      */
-    default void deviceRemoved(RdmaDevice device) {
-    }
+    int outstandingWorkRequests();
+
+    /**
+     * {@code device} is being removed: a channel with anything on it fails and frees it now, without
+     * waiting for its peer or its outstanding work requests.
+     */
+    void deviceRemoved(RdmaDevice device);
+
+    /**
+     * The loop is being destroyed: the channel frees everything native now, without waiting for its
+     * outstanding work requests, since no more completions will be handled.
+     */
+    void freeNow();
 }

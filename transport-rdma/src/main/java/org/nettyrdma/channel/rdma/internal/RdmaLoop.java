@@ -17,14 +17,11 @@ package org.nettyrdma.channel.rdma.internal;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.Consumer;
 
 import io.netty.channel.IoEvent;
 import io.netty.channel.IoHandler;
@@ -32,25 +29,23 @@ import io.netty.channel.IoRegistration;
 import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.channel.epoll.EpollIoOps;
 import io.netty.channel.unix.FileDescriptor;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
 /**
  * The RDMA objects one event loop shares among its channels: one RDMA CM event channel and, per
  * device, one completion queue, each registered as an ordinary handle with the loop's epoll. Made
- * lazily, so a loop that never carries an RDMA channel opens nothing.
+ * lazily, so a loop that never carries an RDMA channel opens nothing. It also holds the
+ * registrations of the loop's RDMA channels by id, and hands each completion its queues poll and each
+ * CM event to the channel whose registration id it carries ({@link RdmaIoRegistration}).
  *
  * <p>Used on its event loop only.
  */
 public final class RdmaLoop implements RdmaDevice.User {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaLoop.class);
-
-    /**
-     * Entries of each completion queue a loop opens on a device (as far as the device allows); each
-     * connection reserves what it can have in flight, and a loop opens another queue when none has room.
-     */
-    private static final int CQ_ENTRIES = 16384;
 
     /** What {@link #eachCompletionQueue(int)} does to each queue. */
     private static final int POLL = 0;
@@ -60,36 +55,109 @@ public final class RdmaLoop implements RdmaDevice.User {
 
     private final IoHandler epoll;
     private final Executor executor;
-    /** Closes the loop's channels on a device that is being removed. */
-    private final Consumer<RdmaDevice> closeChannelsOn;
+    /**
+     * Entries of each completion queue the loop opens on a device (as far as the device allows); each
+     * connection reserves what it can have in flight, and the loop opens another queue when none has room.
+     */
+    private final int completionQueueEntries;
+    /** Completions one wake-up dispatches per queue before the loop turns to its other work. */
+    private final int pollBudget;
     /**
      * The loop's completion queues, one or a few per device its channels use: a list, searched by
      * device and polled by index before every disconnect, so neither allocates an iterator.
      */
     private final List<CompletionQueue> completionQueueList = new ArrayList<>();
-    private final List<IoRegistration> registrations = new ArrayList<>();
+    private final List<IoRegistration> epollRegistrations = new ArrayList<>();
     private final List<AutoCloseable> resources = new ArrayList<>();
-    /** Teardowns of closed connections waiting for their last sends, with the device they are on. */
-    private final Map<Runnable, RdmaDevice> lingering = new LinkedHashMap<>();
+    /** The registrations of the loop's RDMA channels, by the id their work requests carry. */
+    private final IntObjectMap<RdmaIoRegistration> registrations = new IntObjectHashMap<>();
+    /** The one event handed to the channels, refilled for each. */
+    private final RdmaIoEvent event = new RdmaIoEvent();
+    /** The id the next registration tries first: ids go round, so a stale id is reused last. */
+    private int nextId = 1;
     /** The devices this loop has completion queues on: it told each it uses it. */
     private final Set<RdmaDevice> devices = new LinkedHashSet<>();
     private final LoopCounters counters = new LoopCounters();
     private CmEventDispatcher cm;
 
     /**
-     * Creates the state of a loop whose fds are watched by {@code epoll}, whose tasks run on
-     * {@code executor}, and whose channels on a removed device {@code closeChannelsOn} closes.
+     * Creates the state of a loop whose fds are watched by {@code epoll} and whose tasks run on
+     * {@code executor}; its completion queues have {@code completionQueueEntries} entries and a
+     * wake-up's {@code pollBudget}.
      */
-    public RdmaLoop(IoHandler epoll, Executor executor, Consumer<RdmaDevice> closeChannelsOn) {
+    public RdmaLoop(IoHandler epoll, Executor executor, int completionQueueEntries, int pollBudget) {
         this.epoll = epoll;
         this.executor = executor;
-        this.closeChannelsOn = closeChannelsOn;
+        this.completionQueueEntries = completionQueueEntries;
+        this.pollBudget = pollBudget;
+    }
+
+    /**
+     * Registers a channel's handle with the loop under a new id.
+     *
+     * @throws IOException if the loop has {@value WorkRequests#MAX_OWNER} channels already
+     */
+    public RdmaIoRegistration register(RdmaIoHandle handle) throws IOException {
+        if (registrations.size() == WorkRequests.MAX_OWNER) {
+            throw new IOException("an event loop carries at most " + WorkRequests.MAX_OWNER + " RDMA channels");
+        }
+        while (registrations.containsKey(nextId)) {
+            nextId = nextId == WorkRequests.MAX_OWNER ? 1 : nextId + 1;
+        }
+        RdmaIoRegistration registration = new RdmaIoRegistration(this, handle, nextId);
+        registrations.put(nextId, registration);
+        nextId = nextId == WorkRequests.MAX_OWNER ? 1 : nextId + 1;
+        return registration;
+    }
+
+    void removeRegistration(RdmaIoRegistration registration) {
+        registrations.remove(registration.id());
+    }
+
+    /** Returns the registrations on the loop now, a copy. */
+    public List<RdmaIoRegistration> registrations() {
+        return new ArrayList<>(registrations.values());
+    }
+
+    /**
+     * Hands a work completion to the channel whose registration id its {@code wr_id} carries, with
+     * that id masked out.
+     */
+    void dispatchCompletion(long wrId, int status, int opcode, int byteLength, int immediate) {
+        RdmaIoRegistration registration = registrations.get(WorkRequests.ownerOf(wrId));
+        if (registration == null) {
+            // Only a registration removed by force (loop or device going away) has completions left.
+            logger.debug("a completion (wr_id 0x{}, status {}) for no registration", Long.toHexString(wrId), status);
+            return;
+        }
+        event.completion(WorkRequests.connectionPart(wrId), status, opcode, byteLength, immediate);
+        registration.handle(event);
+    }
+
+    /** Hands an RDMA CM event to the channel registered for its id. */
+    void dispatchCmEvent(RdmaIoRegistration registration, CmEvent cmEvent) {
+        event.cm(cmEvent);
+        registration.handle(event);
+    }
+
+    /**
+     * Makes the chains of a connection on the CM id {@code cmId} carry the id of the registration
+     * the CM id belongs to: their completions then reach that channel.
+     */
+    void claim(long cmId, WorkRequests... chains) {
+        RdmaIoRegistration registration = cm != null ? cm.registrationOf(cmId) : null;
+        if (registration == null) {
+            throw new IllegalStateException("no registration for rdma_cm_id 0x" + Long.toHexString(cmId));
+        }
+        for (WorkRequests chain : chains) {
+            registration.submit(chain);
+        }
     }
 
     /** Returns the loop's CM event channel, creating and registering it on first use. */
     public CmEventDispatcher cm() throws IOException {
         if (cm == null) {
-            CmEventDispatcher dispatcher = new CmEventDispatcher(this::drainCompletionQueues);
+            CmEventDispatcher dispatcher = new CmEventDispatcher(this, this::drainCompletionQueues);
             register(new Watched(dispatcher), dispatcher);
             cm = dispatcher;
         }
@@ -124,7 +192,8 @@ public final class RdmaLoop implements RdmaDevice.User {
                 throw e;
             }
         }
-        CompletionQueue cq = new CompletionQueue(device, Math.max(CQ_ENTRIES, entries), counters);
+        CompletionQueue cq = new CompletionQueue(this, device, Math.max(completionQueueEntries, entries), pollBudget,
+                counters);
         register(new Watched(cq), cq);
         completionQueueList.add(cq);
         if (!cq.reserve(entries)) {
@@ -138,7 +207,7 @@ public final class RdmaLoop implements RdmaDevice.User {
         try {
             IoRegistration registration = epoll.register(handle);
             registration.submit(EpollIoOps.EPOLLIN);
-            registrations.add(registration);
+            epollRegistrations.add(registration);
             resources.add(resource);
         } catch (Exception e) {
             try {
@@ -241,19 +310,6 @@ public final class RdmaLoop implements RdmaDevice.User {
         return !completionQueueList.isEmpty();
     }
 
-    /**
-     * Remembers the teardown of a connection on {@code device} that closed but still waits for its
-     * last sends to complete; if the loop shuts down or the device goes first, it runs then.
-     */
-    public void addLingering(RdmaDevice device, Runnable teardown) {
-        lingering.put(teardown, device);
-    }
-
-    /** Forgets a teardown added with {@link #addLingering(Runnable)}, once it ran. */
-    public void removeLingering(Runnable teardown) {
-        lingering.remove(teardown);
-    }
-
     @Override
     public void deviceRemoved(RdmaDevice device) {
         try {
@@ -264,14 +320,17 @@ public final class RdmaLoop implements RdmaDevice.User {
     }
 
     /**
-     * Lets go of everything the loop holds on a device that is being removed: its channels there
-     * fail, connections that closed but linger are torn down, its completion queues there are freed.
+     * Lets go of everything the loop holds on a device that is being removed: its channels there,
+     * open or closed and waiting for their work requests, free their queue pairs now, and its
+     * completion queues there are freed.
      */
     private void dropDevice(RdmaDevice device) {
-        closeChannelsOn.accept(device);
-        for (Map.Entry<Runnable, RdmaDevice> entry : new ArrayList<>(lingering.entrySet())) {
-            if (entry.getValue() == device) {
-                entry.getKey().run();
+        for (RdmaIoRegistration registration : registrations()) {
+            try {
+                registration.handle().deviceRemoved(device);
+                registration.removeIfDrained();
+            } catch (Exception e) {
+                logger.warn("closing {} on the removed device {} failed", registration.handle(), device, e);
             }
         }
         for (int i = completionQueueList.size() - 1; i >= 0; i--) {
@@ -279,7 +338,7 @@ public final class RdmaLoop implements RdmaDevice.User {
             if (cq.device() == device) {
                 completionQueueList.remove(i);
                 int index = resources.indexOf(cq);
-                registrations.remove(index).cancel();
+                epollRegistrations.remove(index).cancel();
                 resources.remove(index);
                 cq.close();
             }
@@ -288,16 +347,23 @@ public final class RdmaLoop implements RdmaDevice.User {
         device.release(this);
     }
 
-    /** Frees the loop's CQs and event channel; the channels on the loop are closed already. */
+    /**
+     * Frees the loop's CQs and event channel. The channels on the loop are closed already; those that
+     * still wait for work requests free their queue pairs now, as the queues go.
+     */
     public void close() {
-        for (Runnable teardown : new ArrayList<>(lingering.keySet())) {
-            teardown.run();
+        for (RdmaIoRegistration registration : registrations()) {
+            try {
+                registration.handle().freeNow();
+            } catch (Exception e) {
+                logger.warn("freeing {} failed", registration.handle(), e);
+            }
+            registration.remove();
         }
-        lingering.clear();
-        for (IoRegistration registration : registrations) {
+        for (IoRegistration registration : epollRegistrations) {
             registration.cancel();
         }
-        registrations.clear();
+        epollRegistrations.clear();
         for (AutoCloseable resource : resources) {
             try {
                 resource.close();

@@ -20,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import com.ibm.disni.verbs.impl.NativeDispatcher;
+import io.netty.channel.IoOps;
 
 /**
  * A chain of work requests built in direct memory and posted with one {@code ibv_post_send} or
@@ -28,8 +29,14 @@ import com.ibm.disni.verbs.impl.NativeDispatcher;
  * <p>Layouts are rdma-core's on x86-64 ({@code struct ibv_send_wr}: 128 bytes, {@code ibv_recv_wr}:
  * 32, {@code ibv_sge}: 16), the same DiSNI's start-up check verifies against the native library. Each
  * request has one scatter/gather entry. Bytes this class never writes stay zero. Not thread-safe.
+ *
+ * <p>Every {@code wr_id} carries, in bits {@value #OWNER_SHIFT} to 61, the id of the channel's
+ * registration with its loop, as io_uring's user data carries the id of its registration: the loop
+ * finds the channel of a completion by it, and a chain gets it when the registration claims it
+ * ({@link RdmaIoRegistration#submit}). The bits below, and bit 62, are the connection's: it gives
+ * each request an id there, and sees only those bits in its completions ({@link #connectionPart}).
  */
-public final class WorkRequests {
+public final class WorkRequests implements IoOps {
 
     /** {@code IBV_WR_RDMA_WRITE}: no completion, and no receive used, at the peer. */
     public static final int OPCODE_RDMA_WRITE = 0;
@@ -44,6 +51,12 @@ public final class WorkRequests {
      * so the device does not read them from registered memory (one DMA read fewer per small Send).
      */
     public static final int FLAG_INLINE = 8;
+
+    /** The lowest bit of the registration id in a {@code wr_id}. */
+    static final int OWNER_SHIFT = 46;
+    /** The largest registration id: 16 bits, below the connection's bit 62. */
+    static final int MAX_OWNER = 0xFFFF;
+    private static final long OWNER_BITS = (long) MAX_OWNER << OWNER_SHIFT;
 
     private static final int SEND_WR_SIZE = 128;
     private static final int RECV_WR_SIZE = 32;
@@ -65,6 +78,8 @@ public final class WorkRequests {
     private final ByteBuffer memory;
     private final long address;
     private final long sgeBase;
+    /** The owner's id, shifted into place: OR-ed into every {@code wr_id}. */
+    private long owner;
     private int count;
 
     private WorkRequests(boolean send, int capacity) {
@@ -84,6 +99,36 @@ public final class WorkRequests {
     /** Creates a chain of at most {@code capacity} receive work requests. */
     public static WorkRequests receives(int capacity) {
         return new WorkRequests(false, capacity);
+    }
+
+    /** Returns the registration id a completion's {@code wr_id} carries. */
+    static int ownerOf(long wrId) {
+        return (int) (wrId >>> OWNER_SHIFT) & MAX_OWNER;
+    }
+
+    /** Returns the bits of a completion's {@code wr_id} that the connection chose. */
+    public static long connectionPart(long wrId) {
+        return wrId & ~OWNER_BITS;
+    }
+
+    /** Makes every request of this chain carry {@code ownerId}, from the next one appended. */
+    void claim(int ownerId) {
+        owner = (long) ownerId << OWNER_SHIFT;
+    }
+
+    /**
+     * Returns {@code wrId} with this chain's owner in it: for a request posted outside a chain (the
+     * bind of a memory window) whose completion must reach the same channel.
+     *
+     * @throws IllegalArgumentException if {@code wrId} uses the owner's bits
+     */
+    public long stamp(long wrId) {
+        if ((wrId & OWNER_BITS) != 0) {
+            // A connection's sequence numbers reach this after 2^46 requests: fail, never misroute.
+            throw new IllegalArgumentException("wr_id 0x" + Long.toHexString(wrId)
+                    + " uses the registration id's bits " + OWNER_SHIFT + "-61");
+        }
+        return wrId | owner;
     }
 
     /** Returns the number of requests in the chain. */
@@ -128,7 +173,7 @@ public final class WorkRequests {
         if (count > 0) {
             memory.putLong((count - 1) * wrSize + NEXT, address + wr);
         }
-        memory.putLong(wr + WR_ID, wrId);
+        memory.putLong(wr + WR_ID, stamp(wrId));
         memory.putLong(wr + NEXT, 0);
         memory.putLong(wr + SG_LIST, address + sge);
         memory.putInt(wr + NUM_SGE, 1);

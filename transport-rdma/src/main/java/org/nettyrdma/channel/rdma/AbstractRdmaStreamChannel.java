@@ -1,0 +1,521 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import java.io.IOException;
+import java.nio.channels.NotYetConnectedException;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.FileRegion;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.nettyrdma.channel.rdma.internal.RdmaDevice;
+import org.nettyrdma.channel.rdma.internal.RdmaIoEvent;
+import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+
+/**
+ * The byte stream of an RDMA channel over its {@link RdmaConnection}: writes, the read loop, both
+ * halves of a close, and the close that lets the queue pair's work requests come back before it frees
+ * them. How the connection is made is the subclass's ({@link RdmaSocketChannel}).
+ *
+ * <p>A close sends the peer a {@code CLOSE} after the data already posted, waits for the last sends
+ * to complete, disconnects the queue pair (every request still posted comes back flushed), and frees
+ * the queue pair, its memory and the id once none is outstanding; the registration leaves the loop
+ * then too. A peer that never acknowledges fails the sends after the queue pair's retries.
+ */
+abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements DuplexChannel {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(AbstractRdmaStreamChannel.class);
+
+    volatile RdmaConnection connection;
+    /** What {@code metrics()} reports once the connection is gone. */
+    RdmaChannelMetrics metricsAtClose = RdmaChannelMetrics.NONE;
+    /** This side shut its input down, or the peer's end of input was read with half-closure allowed. */
+    boolean inputShutdown;
+    /** This side shut its output down, or its writes failed with AUTO_CLOSE off. */
+    boolean outputShutdown;
+    /** The peer sent CLOSE: it sends nothing more and needs no CLOSE back. */
+    boolean peerClosed;
+    /** The peer disconnected (DISCONNECTED, or this side's requests were flushed). */
+    boolean disconnected;
+    /** The connection's device is going away: close at once, without telling the peer or waiting. */
+    boolean deviceRemoved;
+    /** The queue pair was told to disconnect: its outstanding work requests come back flushed. */
+    private boolean disconnecting;
+    private boolean readPending;
+    /**
+     * A read is queued on the loop. One is enough however often {@code read()} is called before it
+     * runs: a handler that reads a byte at a time would otherwise queue a task per call.
+     */
+    private boolean readScheduled;
+    private final Runnable readTask = () -> {
+        readScheduled = false;
+        ((RdmaStreamUnsafe) unsafe()).readNow();
+    };
+
+    AbstractRdmaStreamChannel(Channel parent) {
+        super(parent);
+    }
+
+    @Override
+    public abstract RdmaSocketChannelConfig config();
+
+    /** Returns the device of the channel's connection, or {@code null} before it has one. */
+    final RdmaDevice device() {
+        RdmaConnection current = connection;
+        return current != null ? current.device() : null;
+    }
+
+    @Override
+    public boolean isInputShutdown() {
+        return inputShutdown || !isActive();
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return outputShutdown || !isActive();
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return isInputShutdown() && isOutputShutdown() || !isActive();
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput() {
+        return shutdownOutput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        onEventLoop(() -> ((AbstractUnsafe) unsafe()).shutdownOutput(promise));
+        return promise;
+    }
+
+    @Override
+    public ChannelFuture shutdownInput() {
+        return shutdownInput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownInput(ChannelPromise promise) {
+        onEventLoop(() -> shutdownInput0(promise));
+        return promise;
+    }
+
+    /** Runs {@code task} now if on the event loop, or as a task of it. */
+    private void onEventLoop(Runnable task) {
+        EventLoop loop = eventLoop();
+        if (loop.inEventLoop()) {
+            task.run();
+        } else {
+            loop.execute(task);
+        }
+    }
+
+    private void shutdownInput0(ChannelPromise promise) {
+        if (!isActive()) {
+            promise.setFailure(new NotYetConnectedException());
+            return;
+        }
+        // The peer cannot be told to stop sending without closing; the input side is cut locally:
+        // whatever arrives from now on is dropped (and credited back, so the peer is not stalled).
+        inputShutdown = true;
+        halfClosed();
+        promise.setSuccess();
+    }
+
+    @Override
+    public ChannelFuture shutdown() {
+        return shutdown(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdown(ChannelPromise promise) {
+        ChannelFuture output = shutdownOutput();
+        output.addListener((ChannelFutureListener) f -> shutdownInput().addListener(
+                (ChannelFutureListener) f2 -> {
+                    if (f.isSuccess() && f2.isSuccess()) {
+                        promise.setSuccess();
+                    } else {
+                        promise.setFailure(f.cause() != null ? f.cause() : f2.cause());
+                    }
+                }));
+        return promise;
+    }
+
+    /** One direction of an active channel ended: it is half-closed. */
+    private void halfClosed() {
+        if (state() == RdmaChannelState.ACTIVE) {
+            transition(RdmaChannelState.HALF_CLOSED);
+        }
+    }
+
+    @Override
+    protected void doDisconnect() throws Exception {
+        doClose();
+    }
+
+    @Override
+    protected void doShutdownOutput() throws Exception {
+        if (!isActive()) {
+            throw new NotYetConnectedException();
+        }
+        if (outputShutdown) {
+            return;
+        }
+        outputShutdown = true;
+        halfClosed();
+        // In order with the data already posted: the peer reads everything, then the end of input.
+        if (connection != null && !connection.sendControl(RdmaProtocol.TYPE_SHUTDOWN_OUTPUT)) {
+            throw new IOException("no credit left to send SHUTDOWN_OUTPUT: the peer does not read");
+        }
+    }
+
+    @Override
+    void close0() throws Exception {
+        if (connection != null && connection.isReady() && !peerClosed && !deviceRemoved) {
+            // Tell the peer in band, after the data already posted, and let the last sends complete
+            // before disconnecting, as a TCP close lets the kernel deliver what was written.
+            try {
+                connection.sendControl(RdmaProtocol.TYPE_CLOSE);
+            } catch (IOException e) {
+                // The queue pair is broken: the peer learns of the close from the disconnect.
+                logger.debug("{}: sending CLOSE failed", this, e);
+            }
+        }
+        if (connection == null || deviceRemoved) {
+            teardown();
+            return;
+        }
+        if (!connection.hasOutstandingSends()) {
+            disconnectQueuePair();
+        }
+        freeIfDrained();
+    }
+
+    /** Moves the queue pair to the error state: every work request still posted comes back flushed. */
+    private void disconnectQueuePair() {
+        if (!disconnecting) {
+            disconnecting = true;
+            connection.disconnect();
+        }
+    }
+
+    /**
+     * Frees a closing channel's queue pair once every work request it posted has come back: only then
+     * does no completion refer to its memory, and its registration leaves the loop. While the queue
+     * pair works its receives are posted, so none outstanding means it was disconnected or failed.
+     */
+    private void freeIfDrained() {
+        if (state() == RdmaChannelState.CLOSING && connection != null && connection.outstandingWorkRequests() == 0) {
+            teardown();
+        }
+    }
+
+    /** Disconnects and frees everything native, now; the channel is {@link RdmaChannelState#CLOSED} after. */
+    final void teardown() {
+        if (connection != null) {
+            disconnectQueuePair();
+            connection.close();
+            metricsAtClose = connection.metrics(false);
+            connection = null;
+        }
+        freeId();
+        closed();
+    }
+
+    @Override
+    protected void doBeginRead() throws Exception {
+        readPending = true;
+        if (connection != null && connection.hasInbound()) {
+            // Not from inside read(): a handler calling read() in channelRead must not recurse.
+            scheduleRead();
+        }
+    }
+
+    /** Queues a read of what waits, unless one is queued already. */
+    private void scheduleRead() {
+        if (!readScheduled) {
+            readScheduled = true;
+            eventLoop().execute(readTask);
+        }
+    }
+
+    void clearReadPending() {
+        if (isRegistered()) {
+            onEventLoop(() -> readPending = false);
+        } else {
+            readPending = false;
+        }
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+        if (connection != null) {
+            connection.flush(in);
+        }
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        if (msg instanceof ByteBuf) {
+            return msg;
+        }
+        if (msg instanceof FileRegion) {
+            return new TrackedFileRegion((FileRegion) msg);
+        }
+        throw new UnsupportedOperationException("unsupported message type: " + msg.getClass().getName()
+                + " (expected: ByteBuf, FileRegion)");
+    }
+
+    /** The stream's side of the channel's handle: the connection's completions and events. */
+    abstract class RdmaStreamUnsafe extends AbstractRdmaUnsafe implements RdmaConnection.Events {
+
+        @Override
+        void completion(RdmaIoEvent event) {
+            if (connection != null) {
+                connection.onCompletion(event.wrId(), event.status(), event.opcode(), event.byteLength(),
+                        event.immediate());
+                freeIfDrained();
+            }
+        }
+
+        @Override
+        public int outstandingWorkRequests() {
+            RdmaConnection current = connection;
+            return current != null ? current.outstandingWorkRequests() : 0;
+        }
+
+        @Override
+        public void freeNow() {
+            if (isOpen()) {
+                closeForcibly();
+            }
+            if (state() == RdmaChannelState.CLOSING) {
+                teardown();
+            }
+        }
+
+        @Override
+        public void inboundAvailable() {
+            if (readPending || config().isAutoRead() || connection.endOfInputIsNext()) {
+                readNow();
+            }
+        }
+
+        @Override
+        public void writeSpaceAvailable() {
+            if (isActive() && outboundBuffer() != null && !outboundBuffer().isEmpty()) {
+                flush0();
+            }
+        }
+
+        @Override
+        public void sendsDrained() {
+            if (!isOpen() && connection != null) {
+                disconnectQueuePair();
+            }
+        }
+
+        @Override
+        public void connectionFailed(Throwable cause) {
+            if (!isOpen()) {
+                return;
+            }
+            pipeline().fireExceptionCaught(cause);
+            failUndelivered(cause);
+            close(voidPromise());
+        }
+
+        @Override
+        protected void flush0() {
+            // Data written while connecting goes out once connected (like TCP fast open), instead of
+            // failing with NotYetConnectedException.
+            RdmaChannelState state = state();
+            if (state == RdmaChannelState.RESOLVING || state == RdmaChannelState.CONNECTING
+                    || state == RdmaChannelState.AWAITING_HELLO) {
+                return;
+            }
+            super.flush0();
+        }
+
+        @Override
+        public void connectionLost() {
+            if (!isOpen()) {
+                return;
+            }
+            // Writes in flight failed: with AUTO_CLOSE off, Netty shuts the output down and keeps
+            // reading (as it does for a write error), so what the peer sent before is still read.
+            if (!outputShutdown && !config().isAutoClose() && isActive()) {
+                outputShutdown = true;
+                halfClosed();
+                shutdownOutput(voidPromise());
+            }
+            onPeerDisconnected();
+        }
+
+        final void onPeerDisconnected() {
+            disconnected = true;
+            // The data that arrived before the disconnect is read first; readNow ends the input then.
+            if (!hasInbound()) {
+                endOfInput();
+            }
+        }
+
+        private boolean hasInbound() {
+            return connection != null && connection.hasInbound();
+        }
+
+        /**
+         * The peer will send no more: it shut its output down, closed, or disconnected. As for TCP's FIN,
+         * a channel that allows half-closure sees the input shutdown events and stays open until the
+         * peer is gone; any other closes.
+         */
+        private void endOfInput() {
+            ChannelOutboundBuffer in = outboundBuffer();
+            RdmaSocketChannelConfig config = config();
+            if ((peerClosed || disconnected) && !outputShutdown && !config.isAutoClose() && in != null
+                    && !in.isEmpty()) {
+                // The peer reads nothing more: what waits to be written fails, as a write to a closed
+                // TCP socket does, and with AUTO_CLOSE off that shuts the output down.
+                outputShutdown = true;
+                halfClosed();
+                shutdownOutput(voidPromise());
+            }
+            if (config.isAllowHalfClosure() && !inputShutdown) {
+                inputShutdown = true;
+                halfClosed();
+                pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+                pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+            }
+            if (!config.isAllowHalfClosure() || disconnected) {
+                if (disconnected && !peerClosed) {
+                    // A peer gone without a CLOSE (killed, or its host lost): the writes fail as a TCP
+                    // reset fails them. After a CLOSE they fail as closed, as after TCP's FIN.
+                    failUndelivered(new IOException("connection reset: the peer disconnected before these bytes "
+                            + "were delivered: " + remoteAddress()));
+                }
+                close(voidPromise());
+            }
+        }
+
+        /**
+         * Fails the flushed writes with {@code cause}, which says why they will never arrive, rather
+         * than with the bare {@code ClosedChannelException} the close that follows gives them. Only
+         * those flushed now: a promise's listener or a writability handler may write and flush more
+         * meanwhile, and the close fails those.
+         */
+        private void failUndelivered(Throwable cause) {
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (in == null) {
+                return;
+            }
+            for (int flushed = in.size(); flushed > 0 && in.current() != null; flushed--) {
+                in.remove(cause);
+            }
+        }
+
+
+        /** Hands received messages to the pipeline while it wants them. */
+        void readNow() {
+            if (connection == null || !isOpen()) {
+                return;
+            }
+            ChannelPipeline pipeline = pipeline();
+            RecvByteBufAllocator.Handle handle = recvBufAllocHandle();
+            RdmaSocketChannelConfig config = config();
+            handle.reset(config);
+            boolean readSomething = false;
+            boolean shutdownReceived = false;
+            boolean closeReceived = false;
+            // The end of input needs no read() once everything before it was read: as TCP's FIN
+            // reaches epoll as EPOLLRDHUP, a channel with AUTO_READ off learns of it at once.
+            if (!readPending && !config.isAutoRead() && !connection.endOfInputIsNext()) {
+                return;
+            }
+            try {
+                // One read() call is one read loop: it goes on while the allocator's handle wants more,
+                // as epoll's loop does, not only while a read is pending.
+                while (connection != null && connection.hasInbound()) {
+                    Object message = connection.readInbound(handle, config.getAllocator());
+                    if (message instanceof ByteBuf) {
+                        ByteBuf buf = (ByteBuf) message;
+                        if (inputShutdown) {
+                            buf.release();
+                            continue;
+                        }
+                        readPending = false;
+                        readSomething = true;
+                        handle.incMessagesRead(1);
+                        handle.lastBytesRead(buf.readableBytes());
+                        pipeline.fireChannelRead(buf);
+                        if (!handle.continueReading()) {
+                            break;
+                        }
+                    } else if ((Integer) message == RdmaProtocol.TYPE_SHUTDOWN_OUTPUT) {
+                        shutdownReceived = true;
+                        break;
+                    } else {
+                        closeReceived = true;
+                        break;
+                    }
+                }
+            } catch (Throwable t) {
+                handle.readComplete();
+                pipeline.fireChannelReadComplete();
+                connectionFailed(t);
+                return;
+            }
+            handle.readComplete();
+            if (readSomething) {
+                pipeline.fireChannelReadComplete();
+            }
+            // The slots read are posted again only now, after the pipeline flushed what it answered in
+            // channelReadComplete: the answer leaves without waiting for ibv_post_recv, and a later
+            // message (or a CREDIT, when due) returns the slots.
+            if (connection != null) {
+                try {
+                    connection.readComplete();
+                } catch (IOException e) {
+                    connectionFailed(e);
+                    return;
+                }
+            }
+            if (closeReceived) {
+                peerClosed = true;
+            }
+            if (shutdownReceived || closeReceived || disconnected && !hasInbound()) {
+                endOfInput();
+            } else if (connection != null && connection.hasInbound()
+                    && (readPending || config.isAutoRead() || connection.endOfInputIsNext())) {
+                // The allocator handle ended this read; come back for the rest.
+                scheduleRead();
+            }
+        }
+    }
+}
