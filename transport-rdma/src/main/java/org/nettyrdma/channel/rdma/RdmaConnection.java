@@ -177,7 +177,7 @@ final class RdmaConnection implements CompletionListener {
         RegisteredBuffer ring = resources.ring();
         receiver.open(ring);
         sender.open(resources.sendBuffer());
-        resources.bindRing(sender.nextSequence());
+        resources.bindRing(sender.chain().stamp(sender.nextSequence()));
         sender.postedOutsideChain();
         logger.debug("qp {}: posting this side's HELLO", qpNum);
         sender.sendHello(HelloMessage.of(slots, slotSize, ring.size(), ring.address(), resources.ringKey()));
