@@ -23,13 +23,10 @@ import java.util.Locale;
 /**
  * Repeats a benchmark's warm-up round until the JIT compiler stayed nearly idle through a whole round,
  * or {@link #MAX_ROUNDS} rounds ran: a figure measured while the compiler still works measures the
- * interpreter and the compiler's share of the cores.
- *
- * <p>A fixed warm-up time does not fit both a host and an emulated guest. Under TCG the compiler took
- * tens of seconds for the transport's paths: in one VM boot the 64 B round trip over
- * {@code rdma-busypoll} read 346.9 us at the median after 3 s of warm-up per phase and 49.9 us after
- * 20 s. The compiler's own accounting
- * ({@link CompilationMXBean#getTotalCompilationTime()}) says when it is done, wherever it runs.
+ * interpreter and the compiler's share of the cores. A fixed warm-up time does not fit both a host and
+ * an emulated guest, where the compiler needs minutes; the compiler's own accounting
+ * ({@link CompilationMXBean#getTotalCompilationTime()}) says when it is done, wherever it runs
+ * (docs/benchmark.md#warm-up).
  */
 final class JitWarmUp {
 
@@ -41,9 +38,8 @@ final class JitWarmUp {
     /** Rounds at most: a compiler that never goes quiet must not keep the benchmark from measuring. */
     static final int MAX_ROUNDS = 8;
     /**
-     * A round counts as quiet when the compiler worked for less than this share of its time, a small
-     * part of one core left to it while the figures are taken: under TCG the share fell from over
-     * 100 % to 33-49 %, 7-9 %, 1-5 % in successive rounds.
+     * A round counts as quiet when the compiler worked for less than this share of its time: a small
+     * part of one core left to it while the figures are taken (docs/benchmark.md#warm-up).
      */
     static final double QUIET_SHARE = 0.05;
 

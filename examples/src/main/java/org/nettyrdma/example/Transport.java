@@ -53,10 +53,9 @@ public enum Transport {
 
     /**
      * RDMA as {@link #RDMA}, on loops that busy-poll their completion queues for up to 2000 us before
-     * they wait in epoll ({@code RdmaIoHandler.newFactory(2000)}): lower latency and a reader that is
-     * not woken per message, for a core's time. Longer than the gap between two 64 KiB messages of a
-     * stream on the rxe VM (about 0.9 ms), which a 500 us budget slept through; the 64 B round trip never
-     * reaches either budget (docs/benchmark.md, "A reader that sleeps slows the writer").
+     * they wait in epoll: lower latency and a reader that is not woken per message, for a core's time.
+     * The budget outlasts the gap between two messages of the benchmark's stream
+     * (docs/decisions.md#busy-poll-budget).
      */
     RDMA_BUSYPOLL(Rdma::unavailabilityCause, () -> RdmaIoHandler.newFactory(2000), RdmaSocketChannel.class,
             RdmaServerSocketChannel.class),

@@ -46,9 +46,8 @@ class RdmaSocketHalfClosedTest extends SocketHalfClosedTest {
      * Netty gives 20 s for the whole class's combinations of a test that reads 16 KiB one byte at a time,
      * two bytes per read loop, on four connections per combination: 196,608 read calls here, with
      * three allocators. That is CPU work, which full emulation runs far slower than the hardware Netty's
-     * limit assumes. On the rxe VM, in one JVM: Netty's own NIO pair took 20.3-21.9 s for
-     * its first combination and 6.6-7.7 s for a warm one; RDMA 17.6-19.8 s for the first and 4.1-6.5 s
-     * for the next, and the whole method 13.4-20.3 s. A stalled transport still fails here.
+     * limit assumes; Netty's own NIO pair does not finish its first combination within it in the rxe VM
+     * either. A stalled transport still fails here (docs/netty-testsuite.md).
      */
     @Override
     @Test

@@ -27,9 +27,9 @@ import io.netty.util.ReferenceCountUtil;
 
 /**
  * Runs TLS between two in-memory channels before a class of TLS tests, so that their first test does
- * not also pay for compiling the TLS code. A fresh JVM under full emulation spent about half of the
- * first {@code SocketSslEchoTest} combination's 30 seconds that way (31.5 s, where the next took
- * 11-19 s): its time limit is there to catch a transport that stalls, not a cold JIT.
+ * not also pay for compiling the TLS code: in a fresh JVM under full emulation that compiling takes
+ * a large part of the first combination's 30 seconds, and the limit is there to catch a transport
+ * that stalls, not a cold JIT.
  */
 final class TlsWarmUp {
 

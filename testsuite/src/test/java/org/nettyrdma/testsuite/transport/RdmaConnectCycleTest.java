@@ -76,11 +76,11 @@ import org.nettyrdma.testkit.TestSeed;
  * <p>The number of cycles is {@code -Dorg.nettyrdma.test.cycles=N} (through {@code RDMA_TEST_JAVA_OPTS}
  * for {@code scripts/device-tests}), {@value #DEFAULT_CYCLES} by default. In the rxe VM a cycle costs
  * several guest scheduler ticks (connection set-up over RDMA CM, the echo, the disconnect), which puts
- * the full 10,000 cycles at eight minutes or more per JDK, depending on the host's load (the figures are
- * in the testing section of {@code docs/architecture.md}): more than a CI run of every device test on
+ * the full 10,000 cycles at eight minutes or more per JDK, depending on the host's load: more than a CI run of every device test on
  * two JDKs should spend on one test. 1,000 cycles take an eighth of that and still give nine samples
  * after the warm-up (a sample every tenth of a shorter run), enough to see a leak of a few hundred
- * bytes a connection. The full run is one command in that section.
+ * bytes a connection. The full run is one command in the testing section of
+ * {@code docs/architecture.md}.
  */
 class RdmaConnectCycleTest {
 
@@ -91,7 +91,7 @@ class RdmaConnectCycleTest {
     private static final long HEAP_BYTES_PER_CYCLE = 64;
     private static final long HEAP_NOISE_BYTES = 256 << 10;
     private static final long DIRECT_BYTES_PER_CYCLE = 64 << 10;
-    /** Longer than a closing channel lingers for its last sends, so that settled counts are final. */
+    /** Longer than a closing channel takes to drain its last work requests, so that settled counts are final. */
     private static final long SETTLED_MILLIS = 3_000;
 
     @RegisterExtension

@@ -83,8 +83,8 @@ class RdmaHalfCloseTest {
      * A server that writes and closes at once can destroy its id before its CM saw the connection
      * established; the kernel then rejects the connection, and the client gets RDMA CM's
      * {@code REJECTED} on a connection that is up, instead of {@code DISCONNECTED} (in Netty's
-     * {@code testAllDataReadClosure} on rxe, about one connection in 60, which then closed with its
-     * data unread). However the end comes, a client that reads only after it arrived still reads every
+     * {@code testAllDataReadClosure} on rxe, now and then a connection, which then closed with its data
+     * unread). However the end comes, a client that reads only after it arrived still reads every
      * byte first. Which end comes is up to timing: this test makes the pattern a hundred times, it
      * cannot force the rejection.
      */

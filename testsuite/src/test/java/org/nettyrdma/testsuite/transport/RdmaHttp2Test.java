@@ -78,8 +78,8 @@ class RdmaHttp2Test {
     final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
 
     /**
-     * Under full emulation 2.2-3.9 MB each way (the bodies vary with the seed) took 36-74 s, the first
-     * 15-19 s of it opening the streams in a cold JVM: twice that is over the suite's 120 s default.
+     * Under full emulation a few MB each way (the bodies vary with the seed), with the streams opened in
+     * a cold JVM, can take over a minute: the limit is twice that, above the suite's 120 s default.
      */
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)

@@ -43,8 +43,8 @@ import org.nettyrdma.testkit.RdmaTransportFixture;
  * A loop that shuts down closes its channels while it still runs tasks, so that a close's events fire.
  * A connection accepted onto a child loop that is shutting down is refused at once: the loop takes no
  * new RDMA channel once it began to shut down, the peer's connect fails as refused, and the listener
- * and its own loop go on. Before, the channel registered and was closed later, after the loop had
- * stopped taking the tasks that fire a close's events.
+ * and its own loop go on. A channel registered there would be closed only after the loop stopped
+ * taking the tasks that fire a close's events.
  */
 class RdmaLoopShutdownTest {
 

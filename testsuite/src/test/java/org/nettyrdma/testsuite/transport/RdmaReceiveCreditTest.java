@@ -54,9 +54,9 @@ import org.nettyrdma.testkit.RdmaTransportFixture;
  * device's counters (rxe keeps them in sysfs) show it. The test asserts that they do not move.
  *
  * <p>The transport credits a read loop's reposted slots once they are posted, after
- * {@code channelReadComplete}.
- * Crediting them at repost time, as it once did, was not caught here: in the VM the server's next
- * Send never arrived inside the window (docs/protocol.md, "Receive slots").
+ * {@code channelReadComplete} (docs/decisions.md#credit-posted-receives-only). The test guards that
+ * rule; it is not shown to catch a break of it, since in the VM the server's next Send may not
+ * arrive inside the window (docs/protocol.md#flow-control).
  */
 class RdmaReceiveCreditTest {
 

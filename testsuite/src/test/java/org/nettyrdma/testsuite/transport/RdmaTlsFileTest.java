@@ -100,8 +100,8 @@ class RdmaTlsFileTest {
 
     /**
      * Writes the file and makes the certificate before the timed test, as Netty's SSL tests do: under
-     * full emulation a fresh JVM spent 46-52 s here (key pair, key store, the file and its SHA-256, all
-     * code still cold) and 24-33 s on the connection and both GETs.
+     * full emulation a fresh JVM spends longer on the key pair, the key store, the file and its SHA-256,
+     * all code still cold, than on the connection and both GETs.
      */
     @BeforeAll
     static void fileAndCertificate() throws Exception {

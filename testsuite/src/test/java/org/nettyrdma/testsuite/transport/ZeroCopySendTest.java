@@ -96,7 +96,7 @@ class ZeroCopySendTest {
         assertEquals(total, received.receivedBytes(), "bytes received: " + received);
         assertTrue(received.registeredBytes() > 0, "the child's own registered memory: " + received);
         client.close().sync();
-        // The connection lingers until its CLOSE message completed, then frees its memory.
+        // A closing connection waits for its CLOSE message to complete, then frees its memory.
         Await.until(() -> client.metrics().registeredBytes() == 0, 10,
                 () -> "still registered after close: " + client.metrics());
         assertEquals(WRITES + 1, client.metrics().rdmaWrites(), "the totals stay after close");

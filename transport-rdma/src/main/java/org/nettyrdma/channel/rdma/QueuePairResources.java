@@ -222,8 +222,8 @@ final class QueuePairResources {
      * Frees everything this holds, once, whatever part of it was made: the window first, so the peer
      * reaches nothing any more, then the queue pair, so the device reaches nothing any more, then the
      * registrations in the reverse order of their making, and last the completion queue entries. The
-     * window goes before the queue pair because rxe keeps a bound window's queue pair alive: destroying
-     * the queue pair first waits for the window, for tens of seconds (docs/decisions.md#teardown-order).
+     * window goes before the queue pair because rxe keeps a bound window's queue pair alive, and destroying
+     * the queue pair first stalls in the kernel (docs/decisions.md#teardown-order).
      * The ring's memory outlives this while buffers handed up over it are not released
      * ({@link RegisteredBuffer}).
      */

@@ -264,8 +264,8 @@ final class RdmaConnection implements CompletionListener {
         if (status == WorkCompletionStatus.WR_FLUSH_ERR) {
             // The QP went to the error state: the peer disconnected (or this side did). Every posted
             // request comes back flushed; the CM's DISCONNECTED event says why, so nothing to report.
-            // A flushed send is done with (its bytes are not delivered), so a closing channel need
-            // not wait out its linger for it.
+            // A flushed send is done with (its bytes are not delivered), so a closing channel's
+            // drain does not wait for it.
             boolean sendFlushed = !receive && sender.failed(wrId);
             if (closed) {
                 return;

@@ -49,15 +49,15 @@ public final class RdmaIoHandler implements IoHandler {
 
     /**
      * Empty polls of a busy poll between two yields of the core ({@link #busyPoll}). A yield is a
-     * system call, and a completion that arrives during one waits for it to end: yielding every
-     * 16th poll made a 64 B round trip 13-20 % longer than every 64th (docs/benchmark.md,
-     * "Yielding still less often").
+     * system call, and a completion that arrives during one is seen only after it, so the spin yields
+     * seldom, but it does yield (docs/decisions.md#busy-poll-yield).
      */
     private static final int POLLS_PER_YIELD = 64;
     /**
      * While busy polling finds completions, the loop's other fds are looked at once in this long, not
      * after every poll that found some: that look is an {@code epoll_wait} system call, and it lies
-     * between a loop's post and its poll for the answer, which has often arrived by then.
+     * between a loop's post and its poll for the answer, which has often arrived by then
+     * (docs/decisions.md#epoll-look-interval).
      */
     private static final long EPOLL_LOOK_INTERVAL_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
@@ -165,11 +165,8 @@ public final class RdmaIoHandler implements IoHandler {
      * <p>Every {@link #POLLS_PER_YIELD}th empty poll the thread yields its core: whatever else is
      * runnable there runs first. That may be the peer's loop (two ends of a connection in one
      * process, or two processes on one core) or the kernel's deferred work for the device (rxe, the
-     * software RoCE device, finishes packets in softirq and {@code ksoftirqd}). Spinning on
-     * {@code Thread.onSpinWait()} alone kept them waiting for the scheduler's tick: with a 500 us
-     * budget a 64 B round trip took 1541-6459 us at the median on two vCPUs, and 168-247 us yielding
-     * after every poll. Yielding costs a system call each time, which delays seeing the completion
-     * that arrives meanwhile (docs/benchmark.md, "Yielding less often").
+     * software RoCE device, finishes packets in softirq and {@code ksoftirqd}), which a spin that never
+     * yields keeps waiting for the scheduler's tick (docs/decisions.md#busy-poll-yield).
      */
     private int busyPoll(IoHandlerContext context) {
         long deadline = System.nanoTime() + busyPollNanos;

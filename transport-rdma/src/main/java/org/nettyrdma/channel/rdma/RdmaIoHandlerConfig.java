@@ -75,7 +75,7 @@ public final class RdmaIoHandlerConfig {
      * Returns how many completions the loop handles from one completion queue before it turns to its
      * other fds and tasks (RDMA CM events, connects, timeouts). What is left waits for the loop's next
      * turn, which does not block. A loop streaming for many connections seldom finds its queue empty,
-     * and without a budget it would keep its CM events waiting.
+     * and without a budget it would keep its CM events waiting (docs/decisions.md#completion-budget).
      */
     public int getPollBudget() {
         return pollBudget;
@@ -96,7 +96,7 @@ public final class RdmaIoHandlerConfig {
      * loop yields its core every few polls, so other threads there still run, and while the spins keep
      * finding completions it looks at its other fds (RDMA CM events, epoll channels sharing the loop)
      * about every 100 us. This trades a core's time for latency: each loop spins that long whenever it
-     * runs out of work.
+     * runs out of work (docs/decisions.md#busy-poll).
      */
     public int getBusyPollMicros() {
         return busyPollMicros;

@@ -48,7 +48,8 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
  *       (256 KiB by default) and a low mark 32 KiB below it. Bytes stay in the outbound buffer,
  *       counted against the marks, until the device completes them, where a TCP socket's kernel
  *       buffer takes them off the marks' count at once: Netty's 32/64 KiB would allow one 64 KiB write
- *       in flight at a time. The narrow gap makes a writer refill in small steps;</li>
+ *       in flight at a time. The narrow gap makes a writer refill in small steps
+ *       (docs/decisions.md#write-water-marks);</li>
  *   <li>{@code ALLOCATOR}: {@link RdmaByteBufAllocator#DEFAULT} unless set: its direct buffers are
  *       registered memory, and a large write of one travels by RDMA Write from where it is, without
  *       the copy into {@code SO_SNDBUF} that buffers of other allocators take;</li>
@@ -303,7 +304,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * Sets the water marks that apply until the user sets some: room for several large writes in
      * flight, as a kernel's socket buffer gives TCP, and a gap of at most {@link #WATER_MARK_GAP} so
      * that a writer is woken to refill once a slice of its window completed, not all of it
-     * (docs/benchmark.md, "Water marks and signals").
+     * (docs/decisions.md#write-water-marks).
      */
     private void followSendBufferSize() {
         int high = Math.max(MIN_BUFFER_SIZE, sendBufferSize / 4);

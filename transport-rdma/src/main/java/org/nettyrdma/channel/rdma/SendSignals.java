@@ -23,7 +23,7 @@ package org.nettyrdma.channel.rdma;
  * <p>Signaling inside a chain, not only its last request, lets each completion take a slice of the
  * flushed writes out of the outbound buffer instead of the whole window at once: a writer refills in
  * small steps while the rest is on the wire, and the recycled outbound entries and buffers it takes
- * back at each step stay few enough for the recyclers' thread-local batches (larger swings spill into
+ * back at each step stay few enough for the recyclers' thread-local batches: larger swings spill into
  * their queues, whose chunks are garbage (docs/decisions.md#signal-interval).
  *
  * <p>Not thread-safe: used on the channel's event loop only.

@@ -32,7 +32,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * The completion queue of one event loop on one device, shared by all of that loop's queue pairs on
  * the device, with its completion channel watched by the loop's epoll.
  *
- * <p>Arming is one-shot and lazy. When the channel's fd is readable: take every pending event (epoll
+ * <p>Arming is one-shot and lazy (docs/decisions.md#lazy-cq-arming). When the channel's fd is readable: take every pending event (epoll
  * is level-triggered), ack, and poll; the CQ stays unarmed. The loop polls an unarmed CQ on each turn
  * and arms it only when it is about to wait ({@link #armAndPoll()}), polling once more after the arm,
  * since a completion that landed before it raises no event. So the completions that follow a
@@ -69,7 +69,7 @@ public final class CompletionQueue implements EpollIoHandle {
     /**
      * Completions dispatched per wake-up before the loop gets to its other fds and tasks (CM events,
      * connects, timeouts): on a loop streaming for many connections the queue is seldom empty, and
-     * draining it in one go kept a loop away from its CM events for 20 s (RdmaManyConnectionsTest).
+     * draining it in one go would keep the loop from them (docs/decisions.md#completion-budget).
      */
     private final int pollBudget;
     private final FileDescriptor fd;

@@ -111,12 +111,11 @@ public final class CreditReturn {
         if (owedRingBytes == 0) {
             return false;
         }
-        // A quarter of the ring at a time, as the Java floor on raw verbs returns its credit. Less
-        // owed never keeps a Write out of the ring by itself: a Write is at most a quarter of it, and
-        // with less than a quarter unreturned one fits after the peer's position or at offset 0
-        // (RingCreditTest); more unreturned means the pipeline holds it, and the peer goes on in
-        // Sends. Returning everything whenever the pipeline held nothing sent a CREDIT for nearly
-        // every Write of a stream (docs/decisions.md#ring-credit).
+        // A quarter of the ring at a time: a CREDIT costs a Send here and a receive completion at the
+        // peer. Less owed never keeps a Write out of the ring by itself: a Write is at most a quarter
+        // of it, and with less than a quarter unreturned one fits after the peer's position or at
+        // offset 0 (RingCreditTest); more unreturned means the pipeline holds it, and the peer goes on
+        // in Sends (docs/decisions.md#ring-credit).
         return owedRingBytes >= ring.size() / 4;
     }
 }
