@@ -31,7 +31,8 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
 
     /**
      * Size of one receive slot, and so of the largest Send; default 8 KiB. Writes smaller than a slot
-     * travel as Sends (several of one flush share one), larger ones as RDMA Writes into the peer's ring.
+     * travel as Sends (several of one flush share one), larger ones as RDMA Writes into the peer's ring
+     * (docs/decisions.md#send-or-write).
      */
     public static final ChannelOption<Integer> SLOT_SIZE = valueOf(RdmaChannelOption.class, "SLOT_SIZE");
 
@@ -42,7 +43,8 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
     /**
      * The largest Send, header included, posted inline: the provider copies it into the work request,
      * so the device need not read it from memory; default 128 (a 64-byte request and its header fit).
-     * A device that grants less bounds it ({@link RdmaChannelMetrics#maxInlineData()}); 0 turns it off.
+     * A device that grants less bounds it ({@link RdmaChannelMetrics#maxInlineData()}); 0 turns it off
+     * (docs/decisions.md#inline-threshold).
      */
     public static final ChannelOption<Integer> MAX_INLINE_DATA = valueOf(RdmaChannelOption.class,
             "MAX_INLINE_DATA");
@@ -59,7 +61,8 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
     /**
      * How long an accepted connection waits for the peer's {@code HELLO}, its first message, before
      * it is closed and its queue pair and memory are freed; default 10 000 ms. A child option of a
-     * server: it bounds what a peer that connects and never speaks can hold.
+     * server: it bounds what a peer that connects and never speaks can hold
+     * (docs/decisions.md#hello-deadline).
      */
     public static final ChannelOption<Integer> HELLO_TIMEOUT_MILLIS = valueOf(RdmaChannelOption.class,
             "HELLO_TIMEOUT_MILLIS");

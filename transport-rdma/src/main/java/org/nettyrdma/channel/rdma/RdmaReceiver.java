@@ -306,7 +306,10 @@ final class RdmaReceiver {
         listener.ringSpaceFreed();
     }
 
-    /** Reposts a slot the peer used, to be credited to the peer once it is posted. */
+    /**
+     * Reposts a slot the peer used, to be credited to the peer once it is posted
+     * (docs/decisions.md#credit-posted-receives-only).
+     */
     private void returnSlot(int slot) {
         if (chain.isFull()) {
             try {

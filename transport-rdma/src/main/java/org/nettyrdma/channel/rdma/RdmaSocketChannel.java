@@ -336,7 +336,8 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 openConnection();
                 transition(RdmaChannelState.AWAITING_HELLO);
                 // The HELLO answers the peer's (RdmaConnection): a Send posted now could reach the
-                // peer's queue pair before its CM has made it ready to receive, and be dropped.
+                // peer's queue pair before its CM has made it ready to receive, and be dropped
+                // (docs/decisions.md#client-hello-first).
                 RdmaNative.accept(id, RdmaProtocol.RNR_RETRY_COUNT, 0, 0);
                 local = readAddress(true);
                 remote = readAddress(false);

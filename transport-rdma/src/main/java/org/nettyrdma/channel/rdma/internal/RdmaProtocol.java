@@ -24,10 +24,14 @@ public final class RdmaProtocol {
     /**
      * RDMA CM transport retries before a work request fails with {@code RETRY_EXC_ERR}. Not 7: rxe
      * reads 7 as "retry for ever", so a send to a peer that vanished without a disconnect would never
-     * fail. The accepting side's QP takes the connecting side's value from the connect request.
+     * fail. The accepting side's QP takes the connecting side's value from the connect request
+     * (docs/decisions.md#retry-counts).
      */
     public static final int RETRY_COUNT = 6;
-    /** Receiver-not-ready retries: 7 means retry for ever (DiSNI's default of 0 fails at the first). */
+    /**
+     * Receiver-not-ready retries: 7 means retry for ever (DiSNI's default of 0 fails at the first)
+     * (docs/decisions.md#retry-counts).
+     */
     public static final int RNR_RETRY_COUNT = 7;
 
     /** The protocol version this code speaks; a peer with another one is refused. */
