@@ -177,6 +177,11 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
         if (state != RdmaChannelState.CLOSED) {
             transition(RdmaChannelState.CLOSED);
         }
+        if (registration != null) {
+            // Freed without waiting for the last completions (loop shutdown, device removal, a drain
+            // that timed out): nothing is outstanding any more, so a cancelled registration goes now.
+            registration.removeIfDrained();
+        }
     }
 
     /**

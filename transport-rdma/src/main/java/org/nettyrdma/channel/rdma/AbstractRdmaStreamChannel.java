@@ -17,6 +17,7 @@ package org.nettyrdma.channel.rdma;
 
 import java.io.IOException;
 import java.nio.channels.NotYetConnectedException;
+import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -45,11 +46,17 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
  * <p>A close sends the peer a {@code CLOSE} after the data already posted, waits for the last sends
  * to complete, disconnects the queue pair (every request still posted comes back flushed), and frees
  * the queue pair, its memory and the id once none is outstanding; the registration leaves the loop
- * then too. A peer that never acknowledges fails the sends after the queue pair's retries.
+ * then too. A drain that has not ended after {@link #DRAIN_TIMEOUT_MILLIS} frees them anyway: a request
+ * that completed unsignaled, or a queue pair the peer's disconnect did not move to the error state,
+ * gives no completion to wait for, and a peer that never acknowledges would hold them for the queue
+ * pair's retries. Completions of the destroyed queue pair that arrive later name a registration that
+ * left, whose id the loop gives out again only after every other one, and are dropped.
  */
 abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements DuplexChannel {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(AbstractRdmaStreamChannel.class);
+    /** The longest a closing channel waits for its work requests before it frees its queue pair anyway. */
+    static final long DRAIN_TIMEOUT_MILLIS = 2000;
 
     volatile RdmaConnection connection;
     /** What {@code metrics()} reports once the connection is gone. */
@@ -216,6 +223,17 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
             disconnectQueuePair();
         }
         freeIfDrained();
+        if (state() == RdmaChannelState.CLOSING) {
+            eventLoop().schedule(this::drainTimedOut, DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void drainTimedOut() {
+        if (state() == RdmaChannelState.CLOSING && connection != null) {
+            logger.debug("{}: {} work requests still outstanding {} ms after the close: freeing the queue pair",
+                    this, connection.outstandingWorkRequests(), DRAIN_TIMEOUT_MILLIS);
+            teardown();
+        }
     }
 
     /** Moves the queue pair to the error state: every work request still posted comes back flushed. */

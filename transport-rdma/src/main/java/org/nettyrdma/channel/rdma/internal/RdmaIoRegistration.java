@@ -111,7 +111,7 @@ public final class RdmaIoRegistration implements IoRegistration {
     }
 
     /** Leaves the loop if cancelled and the handle has no work request outstanding. */
-    void removeIfDrained() {
+    public void removeIfDrained() {
         if (!valid && !removed && handle.outstandingWorkRequests() == 0) {
             remove();
         }
