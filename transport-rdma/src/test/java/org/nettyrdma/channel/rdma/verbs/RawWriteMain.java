@@ -18,6 +18,8 @@ package org.nettyrdma.channel.rdma.verbs;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
 
+import org.nettyrdma.channel.rdma.Rdma;
+
 /**
  * A raw verbs client in a process of its own, for tests where the peer must not share the test's
  * JVM (or its protection domain): it connects to a netty-rdma server, exchanges {@code HELLO}s, makes
@@ -43,6 +45,9 @@ public final class RawWriteMain {
             System.err.println("usage: RawWriteMain HOST PORT ADDRESS RKEY LENGTH");
             System.exit(2);
         }
+        // DiSNI's object API loads libdisni.so by name: the transport's loader, which takes it from the
+        // jar and makes that name resolve, must run first, as in every JVM of the tests.
+        Rdma.ensureAvailability();
         InetSocketAddress server = new InetSocketAddress(args[0], Integer.parseInt(args[1]));
         RawRdmaClient.Target target = new RawRdmaClient.Target(Long.parseLong(args[2]), Integer.parseInt(args[3]));
         byte[] data = new byte[Integer.parseInt(args[4])];
