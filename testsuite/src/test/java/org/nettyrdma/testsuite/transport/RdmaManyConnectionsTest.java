@@ -30,6 +30,7 @@ import io.netty.channel.EventLoop;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.testkit.EchoHandler;
 import org.nettyrdma.testkit.ExceptionRecorder;
 import org.nettyrdma.testkit.RdmaTransportFixture;
@@ -50,6 +51,7 @@ class RdmaManyConnectionsTest {
     private static final int CONNECTIONS = 32;
     private static final long BYTES_PER_CONNECTION = 768 << 10;
     private static final int MAX_WRITE = 256 << 10;
+    private static final int HELLO_TIMEOUT_MILLIS = 60_000;
 
     @RegisterExtension
     final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
@@ -59,13 +61,18 @@ class RdmaManyConnectionsTest {
         long seed = TestSeed.of(test);
         ExceptionRecorder serverErrors = new ExceptionRecorder();
         Set<EventLoop> serverLoops = ConcurrentHashMap.newKeySet();
-        Channel server = rdma.bind(rdma.server().childHandler(new ChannelInitializer<>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                serverLoops.add(ch.eventLoop());
-                ch.pipeline().addLast(EchoHandler.INSTANCE, serverErrors);
-            }
-        }));
+        // The clients connect while the first of them already stream through the same two loops;
+        // under emulation a HELLO then takes more than the default 10 s to be sent and polled.
+        // This test is about routing; RdmaAdmissionTest covers the HELLO bound.
+        Channel server = rdma.bind(rdma.server()
+                .childOption(RdmaChannelOption.HELLO_TIMEOUT_MILLIS, HELLO_TIMEOUT_MILLIS)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        serverLoops.add(ch.eventLoop());
+                        ch.pipeline().addLast(EchoHandler.INSTANCE, serverErrors);
+                    }
+                }));
 
         ExceptionRecorder clientErrors = new ExceptionRecorder();
         List<StreamWriter> writers = new ArrayList<>();

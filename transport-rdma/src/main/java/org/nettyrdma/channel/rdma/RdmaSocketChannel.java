@@ -365,6 +365,11 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
          */
         private void helloTimedOut(int timeout) {
             helloTimeoutFuture = null;
+            if (state() == RdmaChannelState.AWAITING_HELLO && loop != null) {
+                // A loop busy with other connections runs this task before it polls again: a HELLO
+                // already in the completion queue counts as in time.
+                loop.drainCompletionQueues();
+            }
             if (state() == RdmaChannelState.AWAITING_HELLO) {
                 logger.debug("{}: no HELLO from the peer within {} ms, closing", RdmaSocketChannel.this, timeout);
                 close(voidPromise());
