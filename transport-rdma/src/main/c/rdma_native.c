@@ -275,6 +275,25 @@ RN_NATIVE(jint, queryQpState)(JNIEnv *env, jclass clazz NR_UNUSED, jlong qp) {
     return (jint) attr.qp_state;
 }
 
+/*
+ * The first step of a drain: in the error state the device completes every posted request with a
+ * flush error, so a closing connection learns when nothing refers to its memory any more, whether
+ * or not the CM ever connected the QP (rdma_disconnect does this only for a connected id).
+ */
+RN_NATIVE(void, modifyQpToError)(JNIEnv *env, jclass clazz NR_UNUSED, jlong qp) {
+    if (qp == 0) {
+        nr_throw_null(env, "ibv_modify_qp", "ibv_qp");
+        return;
+    }
+    struct ibv_qp_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    attr.qp_state = IBV_QPS_ERR;
+    int err = ibv_modify_qp(nr_ptr(qp), &attr, IBV_QP_STATE);
+    if (err != 0) {
+        nr_throw_errno(env, "ibv_modify_qp", err);
+    }
+}
+
 static uint32_t mtu_bytes(enum ibv_mtu mtu) {
     switch (mtu) {
     case IBV_MTU_256: return 256;

@@ -43,19 +43,22 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
  * halves of a close, and the close that lets the queue pair's work requests come back before it frees
  * them. How the connection is made is the subclass's ({@link RdmaSocketChannel}).
  *
- * <p>A close sends the peer a {@code CLOSE} after the data already posted, waits for the last sends
- * to complete, disconnects the queue pair (every request still posted comes back flushed), and frees
- * the queue pair, its memory and the id once none is outstanding; the registration leaves the loop
- * then too. A drain that has not ended after {@link #DRAIN_TIMEOUT_MILLIS} frees them anyway: a request
- * that completed unsignaled, or a queue pair the peer's disconnect did not move to the error state,
- * gives no completion to wait for, and a peer that never acknowledges would hold them for the queue
- * pair's retries. Completions of the destroyed queue pair that arrive later name a registration that
- * left, whose id the loop gives out again only after every other one, and are dropped.
+ * <p>A close sends the peer a {@code CLOSE} after the data already posted and waits for the last
+ * sends to complete, as a TCP close lets the kernel deliver what was written. Then it moves the queue
+ * pair to the error state and disconnects: every request still posted comes back flushed (a flushed
+ * request completes even when unsignaled), and once none is outstanding the queue pair, its memory and
+ * the id are freed and the registration leaves the loop. The wait for the last sends ends early when
+ * the peer disconnects, since a peer that is gone acknowledges nothing, and after
+ * {@link #DRAIN_TIMEOUT_MILLIS} at the latest: a peer that neither reads nor disconnects would
+ * otherwise hold the queue pair for its retries (docs/decisions.md#bounded-drain).
  */
 abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements DuplexChannel {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(AbstractRdmaStreamChannel.class);
-    /** The longest a closing channel waits for its work requests before it frees its queue pair anyway. */
+    /**
+     * The longest a closing channel waits for the peer to acknowledge its last sends before it
+     * disconnects, and then for the flushed requests to come back before it frees the queue pair.
+     */
     static final long DRAIN_TIMEOUT_MILLIS = 2000;
 
     volatile RdmaConnection connection;
@@ -229,14 +232,39 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
     }
 
     private void drainTimedOut() {
+        if (state() != RdmaChannelState.CLOSING || connection == null) {
+            return;
+        }
+        if (!disconnecting) {
+            logger.debug("{}: the peer acknowledged not every send within {} ms of the close: disconnecting",
+                    this, DRAIN_TIMEOUT_MILLIS);
+            disconnectQueuePair();
+            freeIfDrained();
+            if (state() == RdmaChannelState.CLOSING) {
+                eventLoop().schedule(this::drainTimedOut, DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            }
+            return;
+        }
+        // In the error state the device flushes every posted request; if the flushes do not reach
+        // the channel (its loop is shutting down and polls no more), waiting longer only holds memory.
+        logger.debug("{}: {} not flushed {} ms after the queue pair went to the error state: freeing it",
+                this, connection.describeOutstanding(), DRAIN_TIMEOUT_MILLIS);
+        teardown();
+    }
+
+    /**
+     * The peer disconnected or failed while this side waits for its last sends: nothing will be
+     * acknowledged any more, so the queue pair goes to the error state now and the drain ends with
+     * the flushes, not with the timeout.
+     */
+    final void peerGoneWhileClosing() {
         if (state() == RdmaChannelState.CLOSING && connection != null) {
-            logger.debug("{}: {} work requests still outstanding {} ms after the close: freeing the queue pair",
-                    this, connection.outstandingWorkRequests(), DRAIN_TIMEOUT_MILLIS);
-            teardown();
+            disconnectQueuePair();
+            freeIfDrained();
         }
     }
 
-    /** Moves the queue pair to the error state: every work request still posted comes back flushed. */
+    /** Moves the queue pair to the error state and disconnects: every request still posted comes back flushed. */
     private void disconnectQueuePair() {
         if (!disconnecting) {
             disconnecting = true;

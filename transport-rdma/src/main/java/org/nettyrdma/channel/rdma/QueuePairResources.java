@@ -209,8 +209,18 @@ final class QueuePairResources {
                 + (sendBuffer != null ? sendBuffer.size() : 0);
     }
 
-    /** Starts an orderly disconnect: the peer gets {@code DISCONNECTED}; posted requests are flushed. */
+    /**
+     * Moves the queue pair to the error state, so that every posted request comes back flushed, and
+     * starts an orderly disconnect: the peer gets {@code DISCONNECTED}.
+     */
     void disconnect() {
+        if (qp != 0) {
+            try {
+                RdmaNative.modifyQpToError(qp);
+            } catch (IOException e) {
+                logger.warn("qp {}: moving it to the error state failed", qpNum, e);
+            }
+        }
         int result = verbs._disconnect(id);
         if (result != 0) {
             // Not connected (yet or any more): a refused or never established connection has nothing to end.

@@ -255,6 +255,11 @@ final class RdmaConnection implements CompletionListener {
         return receiver.outstanding() + sender.outstanding();
     }
 
+    /** Says which work requests are outstanding, for the log of a drain that did not end. */
+    String describeOutstanding() {
+        return receiver.outstanding() + " receives and " + sender.outstanding() + " sends";
+    }
+
     @Override
     public void onCompletion(long wrId, int status, int opcode, int byteLength, int immediate) {
         boolean receive = RdmaReceiver.isReceive(wrId);
@@ -354,8 +359,12 @@ final class RdmaConnection implements CompletionListener {
         maybeSendCredit();
     }
 
-    /** Starts an orderly disconnect: the peer gets {@code DISCONNECTED}; posted requests are flushed. */
+    /**
+     * Moves the queue pair to the error state, where every posted request comes back flushed, and
+     * starts an orderly disconnect: the peer gets {@code DISCONNECTED}.
+     */
     void disconnect() {
+        receiver.stopPosting();
         resources.disconnect();
     }
 

@@ -104,6 +104,8 @@ final class RdmaReceiver {
     private int unpostedReturns;
     /** Receive requests posted whose completion has not arrived. */
     private int postedReceives;
+    /** The queue pair is in the error state: a receive posted now has no use and may never be flushed. */
+    private boolean flushing;
     private boolean closed;
 
     RdmaReceiver(Listener listener, EventLoop eventLoop, QueuePairResources resources, int slots, int slotSize,
@@ -311,6 +313,9 @@ final class RdmaReceiver {
      * (docs/decisions.md#credit-posted-receives-only).
      */
     private void returnSlot(int slot) {
+        if (flushing) {
+            return;
+        }
         if (chain.isFull()) {
             try {
                 postReceives();
@@ -330,11 +335,24 @@ final class RdmaReceiver {
 
     /** Posts the receives added since the last post, and credits the slots among them to the peer. */
     void postReceives() throws IOException {
+        if (flushing) {
+            chain.clear();
+            return;
+        }
         int count = chain.count();
         chain.post(qp);
         postedReceives += count;
         owed.slotsReposted(unpostedReturns);
         unpostedReturns = 0;
+    }
+
+    /**
+     * Posts no receive any more: the queue pair is going to the error state, where only the receives
+     * already posted come back, flushed, for the drain to count.
+     */
+    void stopPosting() {
+        flushing = true;
+        chain.clear();
     }
 
     /** Stops handing up: the memory the queued messages are in goes with the connection. */

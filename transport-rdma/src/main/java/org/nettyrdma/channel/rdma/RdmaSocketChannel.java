@@ -400,7 +400,12 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
         @Override
         void cmEvent(CmEvent event) {
             if (!isOpen() && event.type() != CmEvent.DEVICE_REMOVAL) {
-                // Closing, waiting for its work requests: what the peer does no longer matters.
+                // Closing, waiting for its work requests: what the peer does matters only if it is
+                // gone, since it then acknowledges none of the sends still outstanding.
+                if (event.type() == CmEvent.DISCONNECTED || event.type() == CmEvent.REJECTED
+                        || event.type() == CmEvent.CONNECT_ERROR || event.type() == CmEvent.UNREACHABLE) {
+                    peerGoneWhileClosing();
+                }
                 return;
             }
             try {

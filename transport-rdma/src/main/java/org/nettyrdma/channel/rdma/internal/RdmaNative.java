@@ -160,6 +160,12 @@ public final class RdmaNative {
     /** Returns the current state of a QP ({@code enum ibv_qp_state}; 6 = ERR). */
     public static native int queryQpState(long qp) throws IOException;
 
+    /**
+     * Moves a QP to the error state ({@code ibv_modify_qp} to {@code IBV_QPS_ERR}), whatever state it
+     * is in: every work request still posted completes, flushed, signaled or not.
+     */
+    public static native void modifyQpToError(long qp) throws IOException;
+
     /** Writes the {@link #DEVICE_ATTR_SIZE}-byte device attribute record of a context. */
     public static native void queryDevice(long context, long attrOut) throws IOException;
 

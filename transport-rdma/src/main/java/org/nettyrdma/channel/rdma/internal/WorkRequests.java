@@ -184,6 +184,11 @@ public final class WorkRequests implements IoOps {
         return wr;
     }
 
+    /** Empties the chain without posting it. */
+    public void clear() {
+        count = 0;
+    }
+
     /** Posts the chain to {@code qp} ({@code ibv_qp*}) and empties it. */
     public void post(long qp) throws IOException {
         if (count == 0) {

@@ -177,6 +177,7 @@ class NativeContractTest {
         cases.put("reject", () -> throwsIo(() -> RdmaNative.reject(0, 0, 0)));
         cases.put("createQp", () -> throwsIo(() -> RdmaNative.createQp(0, 0, 0, 0, out)));
         cases.put("queryQpState", () -> throwsIo(() -> RdmaNative.queryQpState(0)));
+        cases.put("modifyQpToError", () -> throwsIo(() -> RdmaNative.modifyQpToError(0)));
         cases.put("queryDevice", () -> throwsIo(() -> RdmaNative.queryDevice(0, out)));
         cases.put("deviceName", () -> throwsIo(() -> RdmaNative.deviceName(0)));
         cases.put("allocMw", () -> throwsIo(() -> RdmaNative.allocMw(0)));
