@@ -23,17 +23,22 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /**
- * Keeps a connection busy for a fault test: writes 64 KiB buffers of registered memory as fast as
- * the connection takes them, each with the given listener, and counts and drops what arrives.
+ * Keeps a connection busy for a fault test: writes buffers of registered memory (64 KiB unless told)
+ * as fast as the connection takes them, each with the given listener, and counts and drops what
+ * arrives.
  */
 final class FloodHandler extends ChannelInboundHandlerAdapter {
 
-    private static final int WRITE = 64 * 1024;
-
+    private final int writeSize;
     private final ChannelFutureListener onWrite;
     private final AtomicLong received = new AtomicLong();
 
     FloodHandler(ChannelFutureListener onWrite) {
+        this(64 * 1024, onWrite);
+    }
+
+    FloodHandler(int writeSize, ChannelFutureListener onWrite) {
+        this.writeSize = writeSize;
         this.onWrite = onWrite;
     }
 
@@ -63,8 +68,8 @@ final class FloodHandler extends ChannelInboundHandlerAdapter {
 
     private void pump(ChannelHandlerContext ctx) {
         while (ctx.channel().isActive() && ctx.channel().isWritable()) {
-            ByteBuf buf = ctx.alloc().directBuffer(WRITE);
-            buf.writerIndex(WRITE);
+            ByteBuf buf = ctx.alloc().directBuffer(writeSize);
+            buf.writerIndex(writeSize);
             ctx.writeAndFlush(buf).addListener(onWrite);
         }
     }

@@ -18,6 +18,7 @@ package org.nettyrdma.channel.rdma;
 import java.io.IOException;
 import java.nio.channels.NotYetConnectedException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -60,6 +61,9 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
      * disconnects, and then for the flushed requests to come back before it frees the queue pair.
      */
     static final long DRAIN_TIMEOUT_MILLIS = 2000;
+
+    /** How often, process-wide, a closing channel's wait ran into {@link #DRAIN_TIMEOUT_MILLIS}. */
+    private static final AtomicLong DRAIN_TIMEOUTS = new AtomicLong();
 
     volatile RdmaConnection connection;
     /** What {@code metrics()} reports once the connection is gone. */
@@ -235,6 +239,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         if (state() != RdmaChannelState.CLOSING || connection == null) {
             return;
         }
+        DRAIN_TIMEOUTS.incrementAndGet();
         if (!disconnecting) {
             logger.debug("{}: the peer acknowledged not every send within {} ms of the close: disconnecting",
                     this, DRAIN_TIMEOUT_MILLIS);
@@ -250,6 +255,11 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         logger.debug("{}: {} not flushed {} ms after the queue pair went to the error state: freeing it",
                 this, connection.describeOutstanding(), DRAIN_TIMEOUT_MILLIS);
         teardown();
+    }
+
+    /** Returns how often a closing channel's wait ran into the bound ({@link RdmaMemoryMetrics#drainTimeouts()}). */
+    static long drainTimeouts() {
+        return DRAIN_TIMEOUTS.get();
     }
 
     /**

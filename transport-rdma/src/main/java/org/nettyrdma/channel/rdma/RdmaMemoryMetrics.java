@@ -45,6 +45,7 @@ public final class RdmaMemoryMetrics {
     private final long limitBytes;
     private final long refusedRegistrations;
     private final long failedDeregistrations;
+    private final long drainTimeouts;
 
     private RdmaMemoryMetrics() {
         registeredBytes = RegisteredMemoryBudget.used();
@@ -55,6 +56,7 @@ public final class RdmaMemoryMetrics {
         limitBytes = RegisteredMemoryBudget.limit();
         refusedRegistrations = RegisteredMemoryBudget.refused();
         failedDeregistrations = RegisteredMemoryBudget.failedDeregistrations();
+        drainTimeouts = AbstractRdmaStreamChannel.drainTimeouts();
     }
 
     /** Returns the counts now. */
@@ -111,11 +113,22 @@ public final class RdmaMemoryMetrics {
         return failedDeregistrations;
     }
 
+    /**
+     * Returns how often a closing connection's drain ran out of time and held its memory until the
+     * bound: the peer acknowledged not all of the last sends within it (a peer that stopped reading),
+     * or, after the disconnect, the device's flushes did not all come back within it. A close that the
+     * peer answers, or a peer that is gone, ends the drain on an event instead
+     * (docs/decisions.md#bounded-drain).
+     */
+    public long drainTimeouts() {
+        return drainTimeouts;
+    }
+
     @Override
     public String toString() {
         return "RdmaMemoryMetrics(registered " + registeredBytes + " of " + limitBytes + " bytes: connections "
                 + connectionBytes + " in " + connectionRegions + " regions, allocator " + allocatorBytes + " in "
                 + allocatorRegions + " regions; refused " + refusedRegistrations
-                + ", failed deregistrations " + failedDeregistrations + ')';
+                + ", failed deregistrations " + failedDeregistrations + ", drain timeouts " + drainTimeouts + ')';
     }
 }
