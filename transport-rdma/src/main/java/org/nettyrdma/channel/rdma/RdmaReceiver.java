@@ -90,7 +90,7 @@ final class RdmaReceiver {
     private final int slotSize;
     private final RegisteredBuffer receiveSlots;
     private final ByteBuf slotView;
-    private final WorkRequests chain = WorkRequests.receives(CHAIN);
+    private final WorkRequests chain;
     private final ReceiveRing ringBook;
     private final CreditReturn owed;
     private final MessageHeader header = new MessageHeader();
@@ -121,6 +121,8 @@ final class RdmaReceiver {
         slotView = Unpooled.wrappedBuffer(receiveSlots.buffer());
         ringBook = new ReceiveRing(ringSize);
         owed = new CreditReturn(slots, ringBook);
+        // Last: nothing after it can fail and leave the chain's memory to nobody (close() frees it).
+        chain = WorkRequests.receives(CHAIN);
     }
 
     /** Returns the credits this side owes the peer, which the sender's headers carry. */
@@ -355,11 +357,16 @@ final class RdmaReceiver {
         chain.clear();
     }
 
-    /** Stops handing up: the memory the queued messages are in goes with the connection. */
+    /**
+     * Stops handing up and posting: the memory the queued messages are in goes with the connection,
+     * and the chain's memory is freed.
+     */
     void close() {
         closed = true;
+        flushing = true;
         // Ring regions need no release: the book is gone, and pieces handed up hold the memory.
         inbound.clear();
+        chain.close();
     }
 
     /** Returns the chain this posts with, for the loop to claim for the channel's registration. */

@@ -60,7 +60,7 @@ final class RdmaSender {
     private final int sendBufferSize;
     private final CreditReturn owed;
     private final ConnectionCounters counters;
-    private final WorkRequests chain = WorkRequests.sends(CHAIN);
+    private final WorkRequests chain;
     private final SendStaging staging;
     private final SendLedger ledger;
     private final SendSignals signals = new SendSignals();
@@ -89,6 +89,8 @@ final class RdmaSender {
         this.counters = counters;
         staging = new SendStaging(sendBufferSize);
         ledger = new SendLedger(sendDepth);
+        // Last: nothing after it can fail and leave the chain's memory to nobody (close() frees it).
+        chain = WorkRequests.sends(CHAIN);
     }
 
     /** Takes the registered send buffer into use (with this side's {@code HELLO}). */
@@ -391,12 +393,13 @@ final class RdmaSender {
     }
 
     /**
-     * Stops sending and releases the buffers sent in place: the queue pair is gone, the device reads
-     * nothing any more. Requests stay outstanding until their completions arrive, if they do.
+     * Stops sending and releases the buffers sent in place and the chain: the queue pair is gone, the
+     * device reads nothing any more. Requests stay outstanding until their completions arrive, if they do.
      */
     void close() {
         closed = true;
         ledger.releaseHeld();
+        chain.close();
     }
 
     /** Returns the chain this posts with, for the loop to claim for the channel's registration. */

@@ -21,6 +21,8 @@ import java.nio.ByteOrder;
 
 import com.ibm.disni.verbs.impl.NativeDispatcher;
 import io.netty.channel.IoOps;
+import io.netty.util.internal.CleanableDirectBuffer;
+import io.netty.util.internal.PlatformDependent;
 
 /**
  * A chain of work requests built in direct memory and posted with one {@code ibv_post_send} or
@@ -35,6 +37,10 @@ import io.netty.channel.IoOps;
  * finds the channel of a completion by it, and a chain gets it when the registration claims it
  * ({@link RdmaIoRegistration#submit}). The bits below, and bit 62, are the connection's: it gives
  * each request an id there, and sees only those bits in its completions ({@link #connectionPart}).
+ *
+ * <p>The memory comes from Netty's {@code PlatformDependent.allocateDirect}, which on some JDKs no
+ * collector frees: its owner calls {@link #close()} when its connection closes. A chain used after
+ * that throws instead of writing to freed memory.
  */
 public final class WorkRequests implements IoOps {
 
@@ -75,18 +81,21 @@ public final class WorkRequests implements IoOps {
     private final boolean send;
     private final int capacity;
     private final int wrSize;
+    private final CleanableDirectBuffer allocation;
     private final ByteBuffer memory;
     private final long address;
     private final long sgeBase;
     /** The owner's id, shifted into place: OR-ed into every {@code wr_id}. */
     private long owner;
     private int count;
+    private boolean closed;
 
     private WorkRequests(boolean send, int capacity) {
         this.send = send;
         this.capacity = capacity;
         this.wrSize = send ? SEND_WR_SIZE : RECV_WR_SIZE;
-        memory = ByteBuffer.allocateDirect(capacity * (wrSize + SGE_SIZE)).order(ByteOrder.nativeOrder());
+        allocation = PlatformDependent.allocateDirect(capacity * (wrSize + SGE_SIZE));
+        memory = allocation.buffer().order(ByteOrder.nativeOrder());
         address = RdmaNative.directBufferAddress(memory);
         sgeBase = (long) capacity * wrSize;
     }
@@ -159,12 +168,14 @@ public final class WorkRequests implements IoOps {
 
     /** Sets or clears {@link #FLAG_SIGNALED} on the last request of the chain. */
     public void signalLast(boolean signaled) {
+        ensureOpen();
         int wr = (count - 1) * wrSize;
         int flags = memory.getInt(wr + SEND_FLAGS);
         memory.putInt(wr + SEND_FLAGS, signaled ? flags | FLAG_SIGNALED : flags & ~FLAG_SIGNALED);
     }
 
     private int append(long wrId, long localAddress, int length, int lkey) {
+        ensureOpen();
         if (count == capacity) {
             throw new IllegalStateException("work request chain full: " + capacity);
         }
@@ -194,6 +205,7 @@ public final class WorkRequests implements IoOps {
         if (count == 0) {
             return;
         }
+        ensureOpen();
         try {
             if (send) {
                 verbs._postSend(qp, address);
@@ -202,6 +214,21 @@ public final class WorkRequests implements IoOps {
             }
         } finally {
             count = 0;
+        }
+    }
+
+    /** Frees the chain's memory; nothing can be appended or posted after. Idempotent. */
+    public void close() {
+        if (!closed) {
+            closed = true;
+            count = 0;
+            allocation.clean();
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("work request chain closed");
         }
     }
 }
