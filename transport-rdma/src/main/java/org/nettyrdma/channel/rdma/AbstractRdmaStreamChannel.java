@@ -231,13 +231,26 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         }
         freeIfDrained();
         if (state() == RdmaChannelState.CLOSING) {
-            eventLoop().schedule(this::drainTimedOut, DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            scheduleDrainTimeout();
         }
     }
 
     private void drainTimedOut() {
         if (state() != RdmaChannelState.CLOSING || connection == null) {
             return;
+        }
+        boolean wasDisconnecting = disconnecting;
+        if (loop != null) {
+            // A loop busy with other connections runs this task before it polls again: what already
+            // came back counts as in time, and may end the drain (freeIfDrained) or its first wait.
+            loop.drainCompletionQueues();
+            if (state() != RdmaChannelState.CLOSING || connection == null) {
+                return;
+            }
+            if (disconnecting != wasDisconnecting) {
+                scheduleDrainTimeout();
+                return;
+            }
         }
         DRAIN_TIMEOUTS.incrementAndGet();
         if (!disconnecting) {
@@ -246,7 +259,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
             disconnectQueuePair();
             freeIfDrained();
             if (state() == RdmaChannelState.CLOSING) {
-                eventLoop().schedule(this::drainTimedOut, DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+                scheduleDrainTimeout();
             }
             return;
         }
@@ -255,6 +268,10 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         logger.debug("{}: {} not flushed {} ms after the queue pair went to the error state: freeing it",
                 this, connection.describeOutstanding(), DRAIN_TIMEOUT_MILLIS);
         teardown();
+    }
+
+    private void scheduleDrainTimeout() {
+        eventLoop().schedule(this::drainTimedOut, DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** Returns how often a closing channel's wait ran into the bound ({@link RdmaMemoryMetrics#drainTimeouts()}). */
