@@ -96,6 +96,10 @@ public final class WorkRequests implements IoOps {
         this.wrSize = send ? SEND_WR_SIZE : RECV_WR_SIZE;
         allocation = PlatformDependent.allocateDirect(capacity * (wrSize + SGE_SIZE));
         memory = allocation.buffer().order(ByteOrder.nativeOrder());
+        // Some of Netty's allocators do not zero the memory (malloc); the fields never written must be 0.
+        for (int i = 0; i < memory.capacity(); i += Long.BYTES) {
+            memory.putLong(i, 0);
+        }
         address = RdmaNative.directBufferAddress(memory);
         sgeBase = (long) capacity * wrSize;
     }
