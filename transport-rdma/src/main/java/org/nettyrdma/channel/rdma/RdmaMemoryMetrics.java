@@ -25,6 +25,8 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  * share. Registered memory is pinned; a connection that would pass the limit fails with an
  * {@link java.io.IOException} that says so, and a server refuses the connect request with that
  * reason. The limit is the system property {@link #LIMIT_PROPERTY} (bytes, 1 GiB by default).
+ * Closing connections give their memory back when their last work request comes back;
+ * {@link #drainTimeouts()} counts those that held it until a bound instead.
  *
  * <p>An immutable snapshot taken by {@link #snapshot()}; the counts are process-wide and may move
  * while it is taken.
