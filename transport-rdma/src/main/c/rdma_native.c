@@ -41,8 +41,11 @@
 _Static_assert(RN(CM_EVENT_PRIVATE_DATA_OFFSET) + RN(CM_EVENT_PRIVATE_DATA_MAX) <= RN(CM_EVENT_SIZE),
                "the CM event record must hold the largest private data");
 _Static_assert(RN(QP_CAP_MAX_INLINE_DATA_OFFSET) + 4 <= RN(QP_CAP_SIZE), "QP cap record too small");
-_Static_assert(RN(DEVICE_PHYS_PORT_COUNT_OFFSET) + 4 <= RN(DEVICE_ATTR_SIZE), "device record too small");
+_Static_assert(RN(DEVICE_CAP_FLAGS_OFFSET) + 4 <= RN(DEVICE_ATTR_SIZE), "device record too small");
 _Static_assert(RN(ACCESS_MW_BIND) == IBV_ACCESS_MW_BIND, "RdmaNative.ACCESS_MW_BIND must be IBV_ACCESS_MW_BIND");
+_Static_assert(RN(DEVICE_CAP_MEM_WINDOW_TYPE_2B) == IBV_DEVICE_MEM_WINDOW_TYPE_2B,
+               "RdmaNative.DEVICE_CAP_MEM_WINDOW_TYPE_2B must be IBV_DEVICE_MEM_WINDOW_TYPE_2B");
+_Static_assert(RN(WC_WITH_INV) == IBV_WC_WITH_INV, "RdmaNative.WC_WITH_INV must be IBV_WC_WITH_INV");
 
 #define RN_NATIVE(ret, name) JNIEXPORT ret JNICALL Java_org_nettyrdma_channel_rdma_internal_RdmaNative_##name
 
@@ -340,6 +343,8 @@ RN_NATIVE(void, queryDevice)(JNIEnv *env, jclass clazz NR_UNUSED, jlong context,
     nr_put_u32(attrOut, RN(DEVICE_PORT_ACTIVE_MTU_OFFSET), mtu_bytes(port.active_mtu));
     nr_put_u32(attrOut, RN(DEVICE_PORT_MAX_MSG_SIZE_OFFSET), port.max_msg_sz);
     nr_put_u32(attrOut, RN(DEVICE_PHYS_PORT_COUNT_OFFSET), device.phys_port_cnt);
+    nr_put_u32(attrOut, RN(DEVICE_VENDOR_ID_OFFSET), device.vendor_id);
+    nr_put_u32(attrOut, RN(DEVICE_CAP_FLAGS_OFFSET), device.device_cap_flags);
 }
 
 RN_NATIVE(jstring, deviceName)(JNIEnv *env, jclass clazz NR_UNUSED, jlong context) {

@@ -51,6 +51,8 @@ public final class RdmaDevice {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaDevice.class);
     private static final ConcurrentMap<Long, RdmaDevice> DEVICES = new ConcurrentHashMap<>();
+    /** The vendor id of Soft-RoCE ({@code RXE_VENDOR_ID} in the kernel's rxe_param.h). */
+    static final int RXE_VENDOR_ID = 0xffffff;
 
     /** What uses a device and must let go of it when it is removed: an event loop. */
     public interface User {
@@ -67,6 +69,8 @@ public final class RdmaDevice {
     private final int maxQpWr;
     private final int maxCqe;
     private final int maxSge;
+    private final int vendorId;
+    private final boolean windowsConfinePeers;
     /** The id that hears of the device's removal even when no connection uses it; 0 if none. */
     private final long sentinel;
     private final Set<User> users = new LinkedHashSet<>();
@@ -81,8 +85,21 @@ public final class RdmaDevice {
         this.maxQpWr = attr.getInt(RdmaNative.DEVICE_MAX_QP_WR_OFFSET);
         this.maxCqe = attr.getInt(RdmaNative.DEVICE_MAX_CQE_OFFSET);
         this.maxSge = attr.getInt(RdmaNative.DEVICE_MAX_SGE_OFFSET);
+        this.vendorId = attr.getInt(RdmaNative.DEVICE_VENDOR_ID_OFFSET);
+        this.windowsConfinePeers = windowsConfinePeers(vendorId, attr.getInt(RdmaNative.DEVICE_CAP_FLAGS_OFFSET));
         this.pd = DisniNative.dispatcher()._allocPd(context);
         this.sentinel = DeviceWatcher.watch(this, address);
+    }
+
+    /**
+     * Returns {@code true} if a type-2 memory window bound to a queue pair confines that queue pair's
+     * peer on a device of this vendor with these capabilities: the device has such windows, and it is
+     * not rxe, whose remote invalidation checks neither the queue pair nor the protection domain and
+     * panics the kernel on a window invalidated twice (docs/rxe-remote-invalidation.md). rxe is told
+     * by the vendor id it reports, which {@code rdma link add} cannot rename.
+     */
+    static boolean windowsConfinePeers(int vendorId, int capabilityFlags) {
+        return (capabilityFlags & RdmaNative.DEVICE_CAP_MEM_WINDOW_TYPE_2B) != 0 && vendorId != RXE_VENDOR_ID;
     }
 
     /**
@@ -215,6 +232,20 @@ public final class RdmaDevice {
     /** Returns the most scatter/gather entries per work request. */
     public int maxSge() {
         return maxSge;
+    }
+
+    /** Returns the vendor id the device reports ({@code ibv_device_attr.vendor_id}). */
+    public int vendorId() {
+        return vendorId;
+    }
+
+    /**
+     * Returns {@code true} if a memory window bound to a connection's queue pair keeps that
+     * connection's peer out of everything else on this device ({@link #windowsConfinePeers(int, int)}):
+     * only then may a ring be opened to a peer through one.
+     */
+    public boolean windowsConfinePeers() {
+        return windowsConfinePeers;
     }
 
     @Override

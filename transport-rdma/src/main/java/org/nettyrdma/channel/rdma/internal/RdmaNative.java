@@ -83,6 +83,10 @@ public final class RdmaNative {
     public static final int DEVICE_PORT_MAX_MSG_SIZE_OFFSET = 48;
     /** Number of physical ports, int. */
     public static final int DEVICE_PHYS_PORT_COUNT_OFFSET = 52;
+    /** {@code vendor_id}, int (IEEE OUI; rxe reports {@code 0xffffff}). */
+    public static final int DEVICE_VENDOR_ID_OFFSET = 56;
+    /** {@code device_cap_flags}, int ({@code enum ibv_device_cap_flags}). */
+    public static final int DEVICE_CAP_FLAGS_OFFSET = 60;
     /** Size of the device attribute record. */
     public static final int DEVICE_ATTR_SIZE = 64;
 
@@ -103,6 +107,12 @@ public final class RdmaNative {
     // ---- access flags ---------------------------------------------------------------------------
     /** {@code IBV_ACCESS_MW_BIND}: an MR registered with it may have memory windows bound over it. */
     public static final int ACCESS_MW_BIND = 16;
+    /** {@code IBV_DEVICE_MEM_WINDOW_TYPE_2B}: the device has type-2 memory windows. */
+    public static final int DEVICE_CAP_MEM_WINDOW_TYPE_2B = 1 << 24;
+
+    // ---- work completion flags ----------------------------------------------------------------
+    /** {@code IBV_WC_WITH_INV}: the Send that completed this receive invalidated an rkey of this side. */
+    public static final int WC_WITH_INV = 1 << 3;
 
     static {
         NativeLibrary.ensureLoaded();
