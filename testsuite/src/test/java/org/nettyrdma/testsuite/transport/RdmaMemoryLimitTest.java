@@ -33,25 +33,27 @@ import org.nettyrdma.testkit.ChildJvm;
 import org.nettyrdma.testkit.EchoProbe;
 import org.nettyrdma.testkit.RdmaTestEnvironment;
 import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.RingsOnEveryDevice;
 
 /**
  * A server at its limit of registered memory refuses a connection that would pass it, at once and
  * saying why, and takes connections again once one closes: the limit is process-wide, so the server
  * runs in a process of its own, with a limit of one connection's memory and a half
- * ({@code -Dorg.nettyrdma.maxRegisteredMemory}).
+ * ({@code -Dorg.nettyrdma.maxRegisteredMemory}), and opens no ring on any device, so that a
+ * connection's memory is the same on every device.
  */
 class RdmaMemoryLimitTest {
 
-    /** One connection with the default buffers registers 2.5 MiB: slots, ring and send buffer. */
-    private static final long LIMIT = 4L << 20;
+    /** One connection with the default buffers and no ring registers 1.5 MiB: slots and send buffer. */
+    private static final long LIMIT = (3L << 20) / 2 * 3 / 2;
 
     @RegisterExtension
     final RdmaTransportFixture rdma = new RdmaTransportFixture(1);
 
     @Test
     void aConnectionBeyondTheLimitIsRefusedWithTheReason() throws Exception {
-        try (ChildJvm server = ChildJvm.start(List.of("-D" + RdmaMemoryMetrics.LIMIT_PROPERTY + '=' + LIMIT),
-                PeerProcess.class, "server", "0")) {
+        try (ChildJvm server = ChildJvm.start(List.of("-D" + RdmaMemoryMetrics.LIMIT_PROPERTY + '=' + LIMIT,
+                "-D" + RingsOnEveryDevice.PROPERTY + "=never"), PeerProcess.class, "server", "0")) {
             InetSocketAddress address = new InetSocketAddress(RdmaTestEnvironment.address(),
                     Integer.parseInt(server.awaitLine("listening ", 60, TimeUnit.SECONDS)));
             Channel first = echoOnce(address);

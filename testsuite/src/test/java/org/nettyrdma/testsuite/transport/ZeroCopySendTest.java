@@ -31,6 +31,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaByteBufAllocator;
 import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
@@ -38,6 +39,7 @@ import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.testkit.Await;
 import org.nettyrdma.testkit.DeviceResources;
 import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.RingsOnEveryDevice;
 import org.nettyrdma.testkit.StreamReader;
 import org.nettyrdma.testkit.TestStream;
 
@@ -45,8 +47,11 @@ import org.nettyrdma.testkit.TestStream;
  * Large writes of buffers from the channel's allocator travel by RDMA Write from where the pipeline
  * wrote them (the channel copies nothing), buffers of other allocators are copied once and counted,
  * an empty write completes, and the receiver gets every byte in order either way. The channels'
- * {@link RdmaChannelMetrics} count each of those Writes on both sides.
+ * {@link RdmaChannelMetrics} count each of those Writes on both sides. The channels open rings as on
+ * a device whose windows confine a peer ({@link RingsOnEveryDevice}): on rxe by default there is no
+ * ring, and a large write goes by Sends, copied.
  */
+@ExtendWith(RingsOnEveryDevice.class)
 class ZeroCopySendTest {
 
     private static final int WRITE = 64 * 1024;

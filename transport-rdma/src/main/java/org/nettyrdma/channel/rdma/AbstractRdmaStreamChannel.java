@@ -373,7 +373,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         void completion(RdmaIoEvent event) {
             if (connection != null) {
                 connection.onCompletion(event.wrId(), event.status(), event.opcode(), event.byteLength(),
-                        event.immediate());
+                        event.immediate(), event.flags());
                 freeIfDrained();
             }
         }

@@ -43,6 +43,8 @@ import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
  * window bound to this connection's queue pair (docs/security.md). A window's rkey works only on the
  * queue pair it is bound to, whereas an rkey of a memory region works on every queue pair of the
  * protection domain, which all connections on a device share. The window dies with the connection.
+ * A connection on a device whose windows do not confine a peer has no ring and no window
+ * ({@link RingPolicy}).
  *
  * <p>Used on the channel's event loop only.
  */
@@ -142,14 +144,17 @@ final class QueuePairResources {
     }
 
     /**
-     * Registers the ring of {@code ringSize} bytes with its memory window and the send buffer of
-     * {@code sendSize} bytes. On failure the connection fails, and {@link #close()} frees what was made.
+     * Registers the ring of {@code ringSize} bytes with its memory window, unless {@code ringSize} is 0
+     * (no ring: the peer may write nowhere), and the send buffer of {@code sendSize} bytes. On failure
+     * the connection fails, and {@link #close()} frees what was made.
      */
     void openBuffers(int ringSize, int sendSize) throws IOException {
         // Each is stored as soon as it exists: close() frees what a failure here leaves.
-        ring = new RegisteredBuffer(device, ringSize, RegisteredBuffer.LOCAL_WRITE | RegisteredBuffer.MW_BIND,
-                "the receive ring of a connection");
-        window = RdmaNative.allocMw(device.pd());
+        if (ringSize > 0) {
+            ring = new RegisteredBuffer(device, ringSize, RegisteredBuffer.LOCAL_WRITE | RegisteredBuffer.MW_BIND,
+                    "the receive ring of a connection");
+            window = RdmaNative.allocMw(device.pd());
+        }
         sendBuffer = new RegisteredBuffer(device, sendSize, 0, "the send buffer of a connection");
     }
 
@@ -188,7 +193,7 @@ final class QueuePairResources {
         return receiveSlots;
     }
 
-    /** The ring; {@code null} before {@link #openBuffers}. */
+    /** The ring; {@code null} before {@link #openBuffers}, and for a connection without one. */
     RegisteredBuffer ring() {
         return ring;
     }

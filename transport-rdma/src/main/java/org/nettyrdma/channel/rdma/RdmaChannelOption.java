@@ -67,6 +67,19 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
     public static final ChannelOption<Integer> HELLO_TIMEOUT_MILLIS = valueOf(RdmaChannelOption.class,
             "HELLO_TIMEOUT_MILLIS");
 
+    /**
+     * Hands the data the peer RDMA-Wrote into this side's ring up the pipeline where it landed, without
+     * a copy; default {@code false}. <b>The peer can still write into such a buffer until the pipeline
+     * releases it</b>: bytes a decoder or handler already checked (a length, a header, a signature) may
+     * change under it. Turn it on only where every peer is trusted. Off, each piece is copied into a
+     * buffer of the channel's allocator and its ring space returned, so bytes the pipeline holds never
+     * change, as over TCP. It matters only on a connection that opened a ring to its peer: on a device
+     * whose memory windows do not confine a peer (rxe) there is none, and everything arrives by Send,
+     * into receives the peer can no longer reach once they completed (docs/security.md).
+     */
+    public static final ChannelOption<Boolean> RECEIVE_IN_PLACE = valueOf(RdmaChannelOption.class,
+            "RECEIVE_IN_PLACE");
+
     @SuppressWarnings({ "unused", "deprecation" })
     private RdmaChannelOption() {
         super(null);

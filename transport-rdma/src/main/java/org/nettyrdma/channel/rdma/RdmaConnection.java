@@ -28,6 +28,7 @@ import org.nettyrdma.channel.rdma.internal.CompletionQueue;
 import org.nettyrdma.channel.rdma.internal.HelloMessage;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
@@ -107,7 +108,8 @@ final class RdmaConnection implements CompletionListener {
         this.device = cq.device();
         this.slots = config.getReceiveSlots();
         this.slotSize = config.getSlotSize();
-        this.ringSize = config.getReceiveBufferSize();
+        // No ring where a window would not confine the peer: then it may write nowhere (RingPolicy).
+        this.ringSize = RingPolicy.opensRing(device) ? config.getReceiveBufferSize() : 0;
         this.sendBufferSize = config.getSendBufferSize();
         int sendDepth = sendQueueDepth(config, device);
         resources = QueuePairResources.create(cq, completionQueueEntries(config, device), id, slots, slotSize,
@@ -116,7 +118,7 @@ final class RdmaConnection implements CompletionListener {
         boolean created = false;
         try {
             receiver = new RdmaReceiver(new ReceiverListener(), eventLoop, resources, slots, slotSize, ringSize,
-                    counters);
+                    config.isReceiveInPlace(), counters);
             sender = new RdmaSender(device, resources.qp(), resources.maxInline(), sendDepth, sendBufferSize,
                     receiver.owed(), counters);
             cq.claim(id, sender.chain(), receiver.chain());
@@ -168,19 +170,25 @@ final class RdmaConnection implements CompletionListener {
 
     /**
      * Sends this side's {@code HELLO}: the connecting side's once established, the accepting side's
-     * when the connecting side's arrives. The ring and the send buffer are registered now, and the
-     * ring's memory window is bound to this queue pair just before the {@code HELLO} that carries its
-     * key.
+     * when the connecting side's arrives. The send buffer and the ring, if this connection has one, are
+     * registered now, and the ring's memory window is bound to this queue pair just before the
+     * {@code HELLO} that carries its key.
      */
     void sendHello() throws IOException {
         resources.openBuffers(ringSize, sendBufferSize);
         RegisteredBuffer ring = resources.ring();
         receiver.open(ring);
         sender.open(resources.sendBuffer());
-        resources.bindRing(sender.chain().stamp(sender.nextSequence()));
-        sender.postedOutsideChain();
+        HelloMessage hello;
+        if (ring != null) {
+            resources.bindRing(sender.chain().stamp(sender.nextSequence()));
+            sender.postedOutsideChain();
+            hello = HelloMessage.of(slots, slotSize, ring.size(), ring.address(), resources.ringKey());
+        } else {
+            hello = HelloMessage.of(slots, slotSize, 0, 0, 0);
+        }
         logger.debug("qp {}: posting this side's HELLO", qpNum);
-        sender.sendHello(HelloMessage.of(slots, slotSize, ring.size(), ring.address(), resources.ringKey()));
+        sender.sendHello(hello);
         // Our HELLO used one of the peer's slots: counted once the peer's HELLO says how many it gave.
         if (sender.hasPeer()) {
             events.connectionReady();
@@ -261,7 +269,7 @@ final class RdmaConnection implements CompletionListener {
     }
 
     @Override
-    public void onCompletion(long wrId, int status, int opcode, int byteLength, int immediate) {
+    public void onCompletion(long wrId, int status, int opcode, int byteLength, int immediate, int flags) {
         boolean receive = RdmaReceiver.isReceive(wrId);
         if (receive) {
             receiver.completed();
@@ -286,8 +294,9 @@ final class RdmaConnection implements CompletionListener {
                 sender.failed(wrId);
             }
             if (!closed) {
-                events.connectionFailed(new IOException("work completion failed on " + device + ": "
-                        + WorkCompletionStatus.describe(status) + "; the queue pair is now in the error state"));
+                events.connectionFailed(receive ? receiveFailure(status) : new IOException("work completion failed on "
+                        + device + ": " + WorkCompletionStatus.describe(status)
+                        + "; the queue pair is now in the error state"));
             }
             return;
         }
@@ -300,6 +309,11 @@ final class RdmaConnection implements CompletionListener {
         keepAlive.completed();
         try {
             if (receive) {
+                if ((flags & RdmaNative.WC_WITH_INV) != 0) {
+                    // The device already invalidated the key the peer named; no message of the protocol does that.
+                    throw new RdmaProtocolException("the peer sent a Send with Invalidate, which the protocol never "
+                            + "uses (its device invalidated an rkey of this side)");
+                }
                 onReceive(wrId, opcode, byteLength, immediate);
             } else {
                 sender.completed(wrId, events.outboundBuffer());
@@ -311,6 +325,24 @@ final class RdmaConnection implements CompletionListener {
         } catch (Exception e) {
             events.connectionFailed(e);
         }
+    }
+
+    /**
+     * Returns the exception a receive that failed closes the connection with: a failed receive is the
+     * peer's doing, since this side posts only receives into its own slots.
+     */
+    private IOException receiveFailure(int status) {
+        String suffix = " (" + WorkCompletionStatus.name(status) + " on " + device
+                + "); the queue pair is now in the error state";
+        if (status == WorkCompletionStatus.REM_INV_REQ_ERR) {
+            return new RdmaProtocolException("the peer sent a request this side's device refused as invalid: a Send "
+                    + "with Invalidate, which the protocol never uses, or another operation it does not allow" + suffix);
+        }
+        if (status == WorkCompletionStatus.LOC_LEN_ERR) {
+            return new RdmaProtocolException("the peer sent a message larger than a receive slot" + suffix);
+        }
+        return new IOException("a receive failed on " + device + ": " + WorkCompletionStatus.describe(status)
+                + "; the queue pair is now in the error state");
     }
 
     private void onReceive(long wrId, int opcode, int byteLength, int immediate) throws IOException {

@@ -44,8 +44,10 @@ import org.nettyrdma.channel.rdma.internal.WorkRequests;
  * <p>A message's header (the credits it returns) is taken when it arrives, its payload when the
  * pipeline reads, so a reader that stops reading stops the sender without stopping credits for its
  * own writes. A Send's payload is copied out of its slot, and the slot is posted again once all of it
- * was read; a region of the ring is handed up where the Write put it, in a buffer that holds the
- * region until released. A slot is credited to the peer only once it is posted again: a Send that
+ * was read. A region of the ring is copied out too, and its space returned once all of it was read,
+ * so that no byte the pipeline holds can be written by the peer again; with
+ * {@link RdmaChannelOption#RECEIVE_IN_PLACE} it is handed up where the Write put it instead, in a
+ * buffer that holds the region until released. A slot is credited to the peer only once it is posted again: a Send that
  * finds no receive posted waits for the queue pair's RNR retry
  * (docs/decisions.md#credit-posted-receives-only).
  *
@@ -91,12 +93,17 @@ final class RdmaReceiver {
     private final RegisteredBuffer receiveSlots;
     private final ByteBuf slotView;
     private final WorkRequests chain;
+    /** The book of the ring; {@code null} for a connection without one. */
     private final ReceiveRing ringBook;
     private final CreditReturn owed;
     private final MessageHeader header = new MessageHeader();
     private final InboundQueue inbound = new InboundQueue();
-    /** The ring, registered when this side sends its {@code HELLO}; null before. */
+    /** Ring data goes up where it landed, still writable by the peer (RdmaChannelOption.RECEIVE_IN_PLACE). */
+    private final boolean inPlace;
+    /** The ring, registered when this side sends its {@code HELLO}; null before, and if it has none. */
     private RegisteredBuffer ring;
+    /** The ring's memory as a buffer to copy from, when pieces are not handed up in place. */
+    private ByteBuf ringView;
     /** Made with the ring: every buffer handed up over it gives its region back through it. */
     private RegionByteBuf.Releaser regionReleaser;
     private HelloMessage peer;
@@ -109,7 +116,8 @@ final class RdmaReceiver {
     private boolean closed;
 
     RdmaReceiver(Listener listener, EventLoop eventLoop, QueuePairResources resources, int slots, int slotSize,
-                 int ringSize, ConnectionCounters counters) {
+                 int ringSize, boolean inPlace, ConnectionCounters counters) {
+        this.inPlace = inPlace;
         this.listener = listener;
         this.counters = counters;
         this.eventLoop = eventLoop;
@@ -119,7 +127,7 @@ final class RdmaReceiver {
         this.slotSize = slotSize;
         this.receiveSlots = resources.receiveSlots();
         slotView = Unpooled.wrappedBuffer(receiveSlots.buffer());
-        ringBook = new ReceiveRing(ringSize);
+        ringBook = ringSize > 0 ? new ReceiveRing(ringSize) : null;
         owed = new CreditReturn(slots, ringBook);
         // Last: nothing after it can fail and leave the chain's memory to nobody (close() frees it).
         chain = WorkRequests.receives(CHAIN);
@@ -149,9 +157,10 @@ final class RdmaReceiver {
         postReceives();
     }
 
-    /** Takes the registered ring into use, as this side's {@code HELLO} announces it. */
+    /** Takes the registered ring into use, as this side's {@code HELLO} announces it; {@code null} for none. */
     void open(RegisteredBuffer ringMemory) {
         ring = ringMemory;
+        ringView = ringMemory != null ? Unpooled.wrappedBuffer(ringMemory.buffer()) : null;
         regionReleaser = token -> releaseRegion(ringMemory, token);
     }
 
@@ -191,6 +200,11 @@ final class RdmaReceiver {
         if (opcode == WC_RECV_RDMA_WITH_IMM) {
             if (peer == null) {
                 throw new RdmaProtocolException("RDMA Write before HELLO");
+            }
+            if (ringBook == null) {
+                // Only a Write of 0 bytes, which needs no key, can get here: every key of this side refuses Writes.
+                throw new RdmaProtocolException("RDMA Write with immediate of " + byteLength
+                        + " bytes, but this side granted no ring");
             }
             long token = ringBook.accept(immediate, byteLength);
             counters.receivedWrite(byteLength);
@@ -236,9 +250,10 @@ final class RdmaReceiver {
 
     /**
      * Takes the next piece of received data, at most {@code handle.guess()} bytes as a stream
-     * transport reads (a piece of a ring region is handed up where it landed, in a recycled buffer that
-     * holds the region until released; a Send's payload is copied into a buffer from {@code handle},
-     * and its slot is posted again once all of it was read), or an {@code Integer} with the type of a
+     * transport reads (a Send's payload or a ring region is copied into a buffer from {@code handle},
+     * and its slot posted again or its ring space returned once all of it was read; in place, a piece
+     * of a ring region is handed up where it landed, in a recycled buffer that holds the region until
+     * released), or an {@code Integer} with the type of a
      * {@code SHUTDOWN_OUTPUT} or {@code CLOSE}, or {@code null}.
      */
     Object readInbound(RecvByteBufAllocator.Handle handle, ByteBufAllocator alloc) {
@@ -256,7 +271,7 @@ final class RdmaReceiver {
         int offset = message.readOffset();
         ByteBuf piece;
         int length;
-        if (message.token() >= 0) {
+        if (message.token() >= 0 && inPlace) {
             length = Math.min(remaining, Math.max(1, handle.guess()));
             ringBook.retain(message.token());
             ring.retainMemory();
@@ -267,9 +282,11 @@ final class RdmaReceiver {
             piece = handle.allocate(alloc);
             length = Math.min(remaining, piece.writableBytes());
             handle.attemptedBytesRead(piece.writableBytes());
-            // Copied by the slot's buffer: with memory addresses on both sides that is one memory copy
-            // and no garbage, where piece.writeBytes(slotView, ...) may make ByteBuffer views.
-            slotView.getBytes(offset, piece, piece.writerIndex(), length);
+            // Copied out of the slot or the ring, which the peer may write again: the pipeline holds bytes
+            // that never change. With memory addresses on both sides that is one memory copy and no
+            // garbage, where piece.writeBytes(view, ...) may make ByteBuffer views.
+            ByteBuf source = message.token() >= 0 ? ringView : slotView;
+            source.getBytes(offset, piece, piece.writerIndex(), length);
             piece.writerIndex(piece.writerIndex() + length);
         }
         if (inbound.consume(message, length)) {

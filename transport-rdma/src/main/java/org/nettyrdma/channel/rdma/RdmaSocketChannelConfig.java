@@ -78,6 +78,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     private volatile int maxInlineData = 128;
     private volatile int keepAliveIdleMillis = 60_000;
     private volatile int helloTimeoutMillis = 10_000;
+    private volatile boolean receiveInPlace;
     private volatile boolean allowHalfClosure;
     private volatile boolean keepAlive;
     private volatile int trafficClass;
@@ -98,7 +99,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         return getOptions(super.getOptions(), SO_RCVBUF, SO_SNDBUF, TCP_NODELAY, SO_KEEPALIVE, SO_REUSEADDR,
                 SO_LINGER, IP_TOS, ALLOW_HALF_CLOSURE, RdmaChannelOption.RECEIVE_SLOTS,
                 RdmaChannelOption.SLOT_SIZE, RdmaChannelOption.SEND_QUEUE_DEPTH, RdmaChannelOption.MAX_INLINE_DATA,
-                RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, RdmaChannelOption.HELLO_TIMEOUT_MILLIS);
+                RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, RdmaChannelOption.HELLO_TIMEOUT_MILLIS,
+                RdmaChannelOption.RECEIVE_IN_PLACE);
     }
 
     @SuppressWarnings("unchecked")
@@ -146,6 +148,9 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         if (option == RdmaChannelOption.HELLO_TIMEOUT_MILLIS) {
             return (T) Integer.valueOf(getHelloTimeoutMillis());
         }
+        if (option == RdmaChannelOption.RECEIVE_IN_PLACE) {
+            return (T) Boolean.valueOf(isReceiveInPlace());
+        }
         return super.getOption(option);
     }
 
@@ -180,6 +185,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
             setKeepAliveIdleMillis((Integer) value);
         } else if (option == RdmaChannelOption.HELLO_TIMEOUT_MILLIS) {
             setHelloTimeoutMillis((Integer) value);
+        } else if (option == RdmaChannelOption.RECEIVE_IN_PLACE) {
+            setReceiveInPlace((Boolean) value);
         } else {
             return super.setOption(option, value);
         }
@@ -259,6 +266,20 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      */
     public RdmaSocketChannelConfig setHelloTimeoutMillis(int helloTimeoutMillis) {
         this.helloTimeoutMillis = checkInRange(helloTimeoutMillis, 1, Integer.MAX_VALUE, "helloTimeoutMillis");
+        return this;
+    }
+
+    /** Returns {@code true} if ring data is handed up where the peer wrote it ({@link RdmaChannelOption#RECEIVE_IN_PLACE}). */
+    public boolean isReceiveInPlace() {
+        return receiveInPlace;
+    }
+
+    /**
+     * Sets whether ring data is handed up where the peer wrote it, and may still write it
+     * ({@link RdmaChannelOption#RECEIVE_IN_PLACE}); read when the connection is made.
+     */
+    public RdmaSocketChannelConfig setReceiveInPlace(boolean receiveInPlace) {
+        this.receiveInPlace = receiveInPlace;
         return this;
     }
 

@@ -16,6 +16,7 @@
 package org.nettyrdma.channel.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
@@ -39,6 +40,15 @@ class RdmaSocketChannelConfigTest {
         // The smallest send buffer: Netty's own default marks.
         config.setOption(ChannelOption.SO_SNDBUF, 1);
         assertMarks(32 << 10, 64 << 10, config);
+    }
+
+    @Test
+    void ringDataIsCopiedUnlessTheUserChoosesInPlace() {
+        RdmaSocketChannelConfig config = new RdmaSocketChannel().config();
+        assertEquals(Boolean.FALSE, config.getOption(RdmaChannelOption.RECEIVE_IN_PLACE));
+        assertTrue(config.setOption(RdmaChannelOption.RECEIVE_IN_PLACE, true));
+        assertTrue(config.isReceiveInPlace());
+        assertEquals(Boolean.TRUE, config.getOptions().get(RdmaChannelOption.RECEIVE_IN_PLACE));
     }
 
     @Test

@@ -20,7 +20,8 @@ public interface CompletionListener {
 
     /**
      * Handles one work completion. For an error completion only {@code wrId}, {@code status} and
-     * {@code opcode} are meaningful ({@code opcode} is not, for flushed receives).
+     * {@code opcode} are meaningful ({@code opcode} is not, for flushed receives); {@code flags} are the
+     * completion's {@code wc_flags} ({@code RdmaNative.WC_WITH_INV}).
      */
-    void onCompletion(long wrId, int status, int opcode, int byteLength, int immediate);
+    void onCompletion(long wrId, int status, int opcode, int byteLength, int immediate, int flags);
 }

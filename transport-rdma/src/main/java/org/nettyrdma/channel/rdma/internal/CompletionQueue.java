@@ -57,6 +57,7 @@ public final class CompletionQueue implements EpollIoHandle {
     private static final int WC_OPCODE = 12;
     private static final int WC_BYTE_LEN = 20;
     private static final int WC_IMM_DATA = 24;
+    private static final int WC_FLAGS = 36;
     private static final int POLL_BATCH = 32;
 
     private final NativeDispatcher verbs = DisniNative.dispatcher();
@@ -234,7 +235,7 @@ public final class CompletionQueue implements EpollIoHandle {
                 int base = i * WC_SIZE;
                 loop.dispatchCompletion(completions.getLong(base + WC_WR_ID), completions.getInt(base + WC_STATUS),
                         completions.getInt(base + WC_OPCODE), completions.getInt(base + WC_BYTE_LEN),
-                        completions.getInt(base + WC_IMM_DATA));
+                        completions.getInt(base + WC_IMM_DATA), completions.getInt(base + WC_FLAGS));
             }
             total += n;
             counters.completions += n;

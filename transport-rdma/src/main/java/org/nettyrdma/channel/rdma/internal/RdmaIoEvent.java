@@ -30,17 +30,19 @@ public final class RdmaIoEvent implements IoEvent {
     private int opcode;
     private int byteLength;
     private int immediate;
+    private int flags;
 
     RdmaIoEvent() {
     }
 
-    void completion(long wrId, int status, int opcode, int byteLength, int immediate) {
+    void completion(long wrId, int status, int opcode, int byteLength, int immediate, int flags) {
         this.cmEvent = null;
         this.wrId = wrId;
         this.status = status;
         this.opcode = opcode;
         this.byteLength = byteLength;
         this.immediate = immediate;
+        this.flags = flags;
     }
 
     void cm(CmEvent event) {
@@ -75,6 +77,11 @@ public final class RdmaIoEvent implements IoEvent {
     /** Returns the bytes a receive completion brought. */
     public int byteLength() {
         return byteLength;
+    }
+
+    /** Returns the completion's {@code wc_flags}, such as {@code RdmaNative.WC_WITH_INV}. */
+    public int flags() {
+        return flags;
     }
 
     /** Returns the immediate data of a receive completion. */

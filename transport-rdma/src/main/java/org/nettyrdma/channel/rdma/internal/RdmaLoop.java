@@ -123,14 +123,14 @@ public final class RdmaLoop implements RdmaDevice.User {
      * Hands a work completion to the channel whose registration id its {@code wr_id} carries, with
      * that id masked out.
      */
-    void dispatchCompletion(long wrId, int status, int opcode, int byteLength, int immediate) {
+    void dispatchCompletion(long wrId, int status, int opcode, int byteLength, int immediate, int flags) {
         RdmaIoRegistration registration = registrations.get(WorkRequests.ownerOf(wrId));
         if (registration == null) {
             // Only a registration removed by force (loop or device going away) has completions left.
             logger.debug("a completion (wr_id 0x{}, status {}) for no registration", Long.toHexString(wrId), status);
             return;
         }
-        event.completion(WorkRequests.connectionPart(wrId), status, opcode, byteLength, immediate);
+        event.completion(WorkRequests.connectionPart(wrId), status, opcode, byteLength, immediate, flags);
         registration.handle(event);
     }
 

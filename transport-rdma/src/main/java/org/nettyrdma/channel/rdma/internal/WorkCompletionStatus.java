@@ -23,10 +23,17 @@ public final class WorkCompletionStatus {
 
     /** {@code IBV_WC_SUCCESS}. */
     public static final int SUCCESS = 0;
+    /** {@code IBV_WC_LOC_LEN_ERR}: a received message did not fit the receive it landed in. */
+    public static final int LOC_LEN_ERR = 1;
     /** {@code IBV_WC_WR_FLUSH_ERR}: the queue pair went to the error state before the request ran. */
     public static final int WR_FLUSH_ERR = 5;
     /** {@code IBV_WC_REM_ACCESS_ERR}: an RDMA access was refused (a key or range not granted). */
     public static final int REM_ACCESS_ERR = 10;
+    /**
+     * {@code IBV_WC_REM_INV_REQ_ERR}: the responder refused a request as invalid; on a receive, the
+     * peer's request (such as a Send with Invalidate naming a key this side's device would not invalidate).
+     */
+    public static final int REM_INV_REQ_ERR = 9;
 
     private static final String[] NAMES = {
         "IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR",

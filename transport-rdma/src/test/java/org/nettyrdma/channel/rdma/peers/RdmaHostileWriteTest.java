@@ -27,18 +27,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaProtocolException;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
@@ -51,6 +58,7 @@ import org.nettyrdma.channel.rdma.verbs.RawWriteMain;
 import org.nettyrdma.testkit.Await;
 import org.nettyrdma.testkit.ChildJvm;
 import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.RingsOnEveryDevice;
 import org.nettyrdma.testkit.TestSeed;
 
 /**
@@ -65,10 +73,15 @@ import org.nettyrdma.testkit.TestSeed;
  * its stream unchanged ({@link HostilePeerServer}). The expected wording is listed once, in
  * {@link RdmaHostilePeerTest}.
  *
+ * <p>On rxe a connection opens no ring by default (docs/security.md); the server here opens one all the
+ * same ({@link RingsOnEveryDevice}), as it does on a device whose windows confine a peer, so that its
+ * checks of what arrives in the ring are tested. No test here sends a Send with Invalidate.
+ *
  * <p>The server's children have a ring of {@link #RING_SIZE} bytes, {@link #SERVER_SLOTS} receive
  * slots and a send buffer of {@link #SEND_BUFFER} bytes; the raw children read only when a test lets
  * them, so the ring regions a raw peer wrote stay in use until then.
  */
+@ExtendWith(RingsOnEveryDevice.class)
 class RdmaHostileWriteTest {
 
     private static final int RING_SIZE = 64 * 1024;
@@ -90,10 +103,74 @@ class RdmaHostileWriteTest {
     final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
 
     private HostilePeerServer start(long seed) throws Exception {
+        return start(seed, false);
+    }
+
+    private HostilePeerServer start(long seed, boolean receiveInPlace) throws Exception {
         return HostilePeerServer.start(rdma, seed, bootstrap -> bootstrap
                 .childOption(ChannelOption.SO_RCVBUF, RING_SIZE)
                 .childOption(ChannelOption.SO_SNDBUF, SEND_BUFFER)
-                .childOption(RdmaChannelOption.RECEIVE_SLOTS, SERVER_SLOTS));
+                .childOption(RdmaChannelOption.RECEIVE_SLOTS, SERVER_SLOTS)
+                .childOption(RdmaChannelOption.RECEIVE_IN_PLACE, receiveInPlace));
+    }
+
+    /**
+     * A plain RDMA Write (no completion at the server) over ring bytes the pipeline already holds. By
+     * default the pipeline holds a copy, which does not change; with {@code RECEIVE_IN_PLACE} it holds
+     * the ring itself, and the peer rewrites it under the handler: the risk that option's Javadoc states.
+     */
+    @ParameterizedTest(name = "received in place: {0}")
+    @ValueSource(booleans = {false, true})
+    void aWriteOverBytesThePipelineHolds(boolean inPlace, TestInfo test) throws Exception {
+        byte[] first = new byte[THEFT_LENGTH];
+        Arrays.fill(first, (byte) 'a');
+        byte[] second = new byte[THEFT_LENGTH];
+        Arrays.fill(second, (byte) 'b');
+        try (HostilePeerServer server = start(TestSeed.of(test), inPlace);
+             RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
+            RawChild child = server.nextRawChild();
+            HeldBuffers held = new HeldBuffers();
+            child.channel.pipeline().addFirst(held);
+            raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+            Completion write = raw.writeWithImmediate(raw.ring(0), first, 0);
+            assertTrue(write.succeeded(), () -> "the Write with immediate: " + write);
+            child.startReading();
+            assertArrayEquals(first, child.awaitBytes(THEFT_LENGTH), "what the pipeline read");
+
+            Completion rewrite = raw.write(raw.ring(0), second);
+            print("a plain Write over bytes the pipeline holds, in place: " + inPlace, raw, rewrite);
+            assertTrue(rewrite.succeeded(), () -> "the window still covers the ring: " + rewrite);
+            // The Write completed at the writer: its bytes are in the server's memory by now.
+            assertArrayEquals(inPlace ? second : first, held.bytes(),
+                    inPlace ? "in place, the peer rewrote what the pipeline holds" : "the pipeline's copy is unchanged");
+            held.release();
+            raw.close();
+            child.assertClosedWithoutException();
+            server.assertStreamIntact();
+        }
+    }
+
+    /** Keeps what it reads, retained, before passing it on: the bytes a handler still holds. */
+    private static final class HeldBuffers extends ChannelInboundHandlerAdapter {
+        private final List<ByteBuf> buffers = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            buffers.add(((ByteBuf) msg).retain());
+            ctx.fireChannelRead(msg);
+        }
+
+        byte[] bytes() {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            for (ByteBuf buf : buffers) {
+                out.writeBytes(ByteBufUtil.getBytes(buf));
+            }
+            return out.toByteArray();
+        }
+
+        void release() {
+            buffers.forEach(ByteBuf::release);
+        }
     }
 
     /**

@@ -92,6 +92,7 @@ public final class RawRdmaClient implements AutoCloseable {
     private long nextSendId = 1;
     private boolean peerDisconnected;
     private boolean vanished;
+    private boolean closed;
 
     private RawRdmaClient(InetSocketAddress server, int receiveSize, int receives) throws Exception {
         if (receives <= 0 || (long) receives * receiveSize > VerbsEndpoint.BUFFER_SIZE - RECEIVE_AREA) {
@@ -209,6 +210,28 @@ public final class RawRdmaClient implements AutoCloseable {
     }
 
     /**
+     * Sends {@code message} as one Send with Invalidate naming {@code rkey} (a verb the protocol never
+     * uses) and returns its work completion, whatever its status: a device that refuses the
+     * invalidation fails the receive, and this client's request is never acknowledged.
+     */
+    public Completion sendWithInvalidate(byte[] message, int rkey) throws Exception {
+        long wrId = nextSendId++;
+        endpoint.buffer.put(0, message);
+        endpoint.postSendWithInvalidate(wrId, 0, message.length, rkey);
+        return completions.awaitSend(wrId, TIMEOUT_SECONDS);
+    }
+
+    /** Returns the lkey of this client's own memory region, which holds all its buffers. */
+    public int lkey() {
+        return endpoint.mr.getLkey();
+    }
+
+    /** Returns the rkey of this client's own memory region, registered for remote write and read. */
+    public int rkey() {
+        return endpoint.mr.getRkey();
+    }
+
+    /**
      * Makes an RDMA Write of {@code data} to {@code target}, without immediate: the target's device places
      * it, its software never hears of it. Returns the work completion, whatever its status.
      */
@@ -295,10 +318,14 @@ public final class RawRdmaClient implements AutoCloseable {
     /**
      * Disconnects (after the server's disconnect this answers it, so the server's side need not wait
      * for the CM's timeout) and frees every verbs object, asserting each destroy succeeded; the objects
-     * are freed even if the disconnect is not confirmed in time.
+     * are freed even if the disconnect is not confirmed in time. A second call does nothing.
      */
     @Override
     public void close() throws Exception {
+        if (closed) {
+            return;
+        }
+        closed = true;
         try {
             id.disconnect();
             if (!peerDisconnected) {

@@ -50,6 +50,8 @@ final class VerbsEndpoint implements AutoCloseable {
 
     static final int BUFFER_SIZE = 1 << 20;
     static final int QUEUE_DEPTH = 64;
+    /** {@code IBV_WR_SEND_WITH_INV} of libibverbs' {@code enum ibv_wr_opcode}; DiSNI names no such constant. */
+    static final int IBV_WR_SEND_WITH_INV = 9;
     static final int ACCESS = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_WRITE
             | IbvMr.IBV_ACCESS_REMOTE_READ;
 
@@ -109,6 +111,15 @@ final class VerbsEndpoint implements AutoCloseable {
 
     void postSend(long wrId, int offset, int length) throws IOException {
         post(wrId, IbvSendWR.IBV_WR_SEND, offset, length, 0, 0, 0);
+    }
+
+    /**
+     * Posts a Send with Invalidate naming {@code rkey}: the receiver's device invalidates that key before
+     * the receive completes. libibverbs' {@code IBV_WR_SEND_WITH_INV}; its {@code invalidate_rkey} shares
+     * the union DiSNI fills with the immediate.
+     */
+    void postSendWithInvalidate(long wrId, int offset, int length, int rkey) throws IOException {
+        post(wrId, IBV_WR_SEND_WITH_INV, offset, length, 0, 0, rkey);
     }
 
     void postWrite(long wrId, int offset, int length, long remoteAddress, int rkey) throws IOException {
