@@ -29,10 +29,12 @@ public final class RdmaProtocol {
      */
     public static final int RETRY_COUNT = 6;
     /**
-     * Receiver-not-ready retries: 7 means retry for ever (DiSNI's default of 0 fails at the first)
-     * (docs/decisions.md#retry-counts).
+     * Receiver-not-ready retries before a Send fails with {@code RNR_RETRY_EXC_ERR}. Not 7, which means
+     * retry for ever: a peer that credits receives it never posted would hold the connection without
+     * end. A well-behaved peer never makes this side retry, since a slot is credited only once its
+     * receive is posted (docs/decisions.md#retry-counts).
      */
-    public static final int RNR_RETRY_COUNT = 7;
+    public static final int RNR_RETRY_COUNT = 6;
 
     /** The protocol version this code speaks; a peer with another one is refused. */
     public static final int VERSION = 1;

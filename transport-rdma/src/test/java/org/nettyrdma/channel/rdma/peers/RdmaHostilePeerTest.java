@@ -15,12 +15,19 @@
  */
 package org.nettyrdma.channel.rdma.peers;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -66,6 +73,8 @@ class RdmaHostilePeerTest {
      * completes with the remote access error status, which the child's {@code IOException} names.
      */
     static final String REMOTE_ACCESS_ERROR = "remote access error";
+    /** A Send that met no receive posted, retried until the bound (an {@code IOException}). */
+    static final String RNR_RETRIES_EXHAUSTED = "receiver-not-ready retries exhausted";
 
     /** The raw client grants the server fewer slots than it posted, and no ring: the server only Sends. */
     private static final int GRANTED_SLOTS = RawRdmaClient.RECEIVES - 2;
@@ -112,6 +121,31 @@ class RdmaHostilePeerTest {
                 }
             }
             HostilePeerServer.assertClosed(hostile, raw, RdmaProtocolException.class, expectedMessage);
+            server.assertStreamIntact();
+        }
+    }
+
+    /**
+     * A peer that grants receive slots it never posted: the server's first Send beyond them meets no
+     * receive, is retried {@link RdmaProtocol#RNR_RETRY_COUNT} times, and fails; the write's promise
+     * fails and the connection closes with the error, in bounded time, however long the peer stays.
+     */
+    @Test
+    void slotsGrantedButNeverPostedEndTheConnection(TestInfo test) throws Exception {
+        try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test), bootstrap -> { });
+             RawRdmaClient raw = RawRdmaClient.connect(server.address(), RawRdmaClient.SLOT_SIZE, 2)) {
+            HostilePeerServer.RawChild liar = server.nextRawChild();
+            // Grants GRANTED_SLOTS, posted 2: the server's HELLO takes the first, one write the second.
+            raw.exchangeHellos(validHello());
+            ChannelFuture fits = liar.channel.writeAndFlush(Unpooled.wrappedBuffer(new byte[64])).await();
+            assertTrue(fits.isSuccess(), () -> "the write into the last receive posted: " + fits.cause());
+            long started = System.nanoTime();
+            ChannelFuture beyond = liar.channel.writeAndFlush(Unpooled.wrappedBuffer(new byte[64]));
+            assertTrue(beyond.await(60, TimeUnit.SECONDS), "the write beyond the receives posted ended");
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            System.out.println("a Send to receives never posted failed after " + millis + " ms: " + beyond.cause());
+            assertFalse(beyond.isSuccess(), "the write beyond the receives posted");
+            liar.assertClosedWith(IOException.class, RNR_RETRIES_EXHAUSTED);
             server.assertStreamIntact();
         }
     }
