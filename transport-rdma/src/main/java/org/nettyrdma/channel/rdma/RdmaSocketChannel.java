@@ -16,6 +16,7 @@
 package org.nettyrdma.channel.rdma;
 
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -281,8 +282,11 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 requestedRemoteAddress = target;
                 cm = loop.cm();
                 id = cm.createId(registration);
-                long source = local != null ? new SockAddr().write(local) : 0;
+                // The source's memory must outlive the native call that reads it, not only its address.
+                SockAddr sourceMemory = local != null ? new SockAddr() : null;
+                long source = sourceMemory != null ? sourceMemory.write(local) : 0;
                 DisniNative.dispatcher()._resolveAddr(id, source, addressMemory.write(target), timeoutMillis());
+                Reference.reachabilityFence(sourceMemory);
                 transition(RdmaChannelState.RESOLVING);
                 connectPromise = promise;
                 int timeout = config.getConnectTimeoutMillis();

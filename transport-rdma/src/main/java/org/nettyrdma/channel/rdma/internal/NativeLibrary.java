@@ -19,7 +19,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 
 /**
@@ -131,21 +130,29 @@ public final class NativeLibrary {
     }
 
     /**
-     * Copies the bundled library to a new file only this user can read (as {@link Files#createTempFile}
-     * makes it on POSIX), loads it and deletes the file: the loaded library stays mapped.
+     * Copies the bundled library into a new directory only this user can enter (as
+     * {@link Files#createTempDirectory} makes it on POSIX, with a name no one can predict), as a file
+     * created there for the copy and never replaced, loads it and deletes both: the loaded library stays
+     * mapped. No other user can put a file of theirs where it is loaded from.
      */
     private static void loadBundled(ClassLoader loader) throws IOException {
-        Path file = Files.createTempFile("libnetty-rdma-disni", ".so");
+        Path directory = Files.createTempDirectory("netty-rdma-native");
+        Path file = directory.resolve(System.mapLibraryName(NAME));
         try {
             try (InputStream in = loader.getResourceAsStream(BUNDLED_PATH)) {
                 if (in == null) {
                     throw new IOException(BUNDLED_PATH + " disappeared from the class path");
                 }
-                Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+                // Without REPLACE_EXISTING the copy creates the file and fails if anything is there.
+                Files.copy(in, file);
             }
             System.load(file.toAbsolutePath().toString());
         } finally {
-            Files.deleteIfExists(file);
+            try {
+                Files.deleteIfExists(file);
+            } finally {
+                Files.deleteIfExists(directory);
+            }
         }
     }
 

@@ -135,8 +135,9 @@ public final class RegisteredBuffer implements AutoCloseable {
     /**
      * Deregisters the memory, from then on neither the device nor a peer can access it, and drops the
      * owner's hold on it. A deregistration the device refuses is counted
-     * ({@link RegisteredMemoryBudget#failedDeregistrations()}) and its memory is then never freed:
-     * the device could still write into it.
+     * ({@link RegisteredMemoryBudget#failedDeregistrations()}), and the memory then stays what it is:
+     * registered, pinned, counted against the budget and among the live registrations, and never
+     * freed, since the device could still write into it.
      */
     @Override
     public void close() {
@@ -144,15 +145,15 @@ public final class RegisteredBuffer implements AutoCloseable {
             return;
         }
         closed = true;
-        LIVE_REGISTRATIONS.decrementAndGet();
-        LIVE_BYTES.addAndGet(-buffer.capacity());
-        RegisteredMemoryBudget.release(buffer.capacity());
         try {
             DisniNative.dispatcher()._deregMr(mr);
         } catch (IOException e) {
             RegisteredMemoryBudget.deregistrationFailed();
             return;
         }
+        LIVE_REGISTRATIONS.decrementAndGet();
+        LIVE_BYTES.addAndGet(-buffer.capacity());
+        RegisteredMemoryBudget.release(buffer.capacity());
         releaseMemory();
     }
 
