@@ -294,9 +294,7 @@ final class RdmaConnection implements CompletionListener {
                 sender.failed(wrId);
             }
             if (!closed) {
-                events.connectionFailed(receive ? receiveFailure(status) : new IOException("work completion failed on "
-                        + device + ": " + WorkCompletionStatus.describe(status)
-                        + "; the queue pair is now in the error state"));
+                events.connectionFailed(receive ? receiveFailure(status) : sendFailure(status));
             }
             return;
         }
@@ -327,6 +325,12 @@ final class RdmaConnection implements CompletionListener {
         }
     }
 
+    /** Returns the exception a send, a Write or a bind that failed closes the connection with. */
+    private IOException sendFailure(int status) {
+        return new IOException("work completion failed on " + device + ": " + WorkCompletionStatus.describe(status)
+                + "; the queue pair is now in the error state");
+    }
+
     /**
      * Returns the exception a receive that failed closes the connection with: a failed receive is the
      * peer's doing, since this side posts only receives into its own slots.
@@ -336,7 +340,8 @@ final class RdmaConnection implements CompletionListener {
                 + "); the queue pair is now in the error state";
         if (status == WorkCompletionStatus.REM_INV_REQ_ERR) {
             return new RdmaProtocolException("the peer sent a request this side's device refused as invalid: a Send "
-                    + "with Invalidate, which the protocol never uses, or another operation it does not allow" + suffix);
+                    + "with Invalidate, which the protocol never uses, or another operation it does not allow"
+                    + suffix);
         }
         if (status == WorkCompletionStatus.LOC_LEN_ERR) {
             return new RdmaProtocolException("the peer sent a message larger than a receive slot" + suffix);

@@ -47,8 +47,8 @@ import org.nettyrdma.channel.rdma.internal.WorkRequests;
  * was read. A region of the ring is copied out too, and its space returned once all of it was read,
  * so that no byte the pipeline holds can be written by the peer again; with
  * {@link RdmaChannelOption#RECEIVE_IN_PLACE} it is handed up where the Write put it instead, in a
- * buffer that holds the region until released. A slot is credited to the peer only once it is posted again: a Send that
- * finds no receive posted waits for the queue pair's RNR retry
+ * buffer that holds the region until released. A slot is credited to the peer only once it is posted
+ * again: a Send that finds no receive posted waits for the queue pair's RNR retry
  * (docs/decisions.md#credit-posted-receives-only).
  *
  * <p>Used on the channel's event loop only, except the release of ring regions handed up, which may
@@ -253,8 +253,8 @@ final class RdmaReceiver {
      * transport reads (a Send's payload or a ring region is copied into a buffer from {@code handle},
      * and its slot posted again or its ring space returned once all of it was read; in place, a piece
      * of a ring region is handed up where it landed, in a recycled buffer that holds the region until
-     * released), or an {@code Integer} with the type of a
-     * {@code SHUTDOWN_OUTPUT} or {@code CLOSE}, or {@code null}.
+     * released), or an {@code Integer} with the type of a {@code SHUTDOWN_OUTPUT} or {@code CLOSE}, or
+     * {@code null}.
      */
     Object readInbound(RecvByteBufAllocator.Handle handle, ByteBufAllocator alloc) {
         InboundQueue.Message message = inbound.peek();

@@ -269,7 +269,10 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         return this;
     }
 
-    /** Returns {@code true} if ring data is handed up where the peer wrote it ({@link RdmaChannelOption#RECEIVE_IN_PLACE}). */
+    /**
+     * Returns {@code true} if ring data is handed up where the peer wrote it
+     * ({@link RdmaChannelOption#RECEIVE_IN_PLACE}).
+     */
     public boolean isReceiveInPlace() {
         return receiveInPlace;
     }

@@ -141,8 +141,8 @@ class RdmaHostileWriteTest {
             print("a plain Write over bytes the pipeline holds, in place: " + inPlace, raw, rewrite);
             assertTrue(rewrite.succeeded(), () -> "the window still covers the ring: " + rewrite);
             // The Write completed at the writer: its bytes are in the server's memory by now.
-            assertArrayEquals(inPlace ? second : first, held.bytes(),
-                    inPlace ? "in place, the peer rewrote what the pipeline holds" : "the pipeline's copy is unchanged");
+            assertArrayEquals(inPlace ? second : first, held.bytes(), inPlace
+                    ? "in place, the peer rewrote what the pipeline holds" : "the pipeline's copy is unchanged");
             held.release();
             raw.close();
             child.assertClosedWithoutException();
