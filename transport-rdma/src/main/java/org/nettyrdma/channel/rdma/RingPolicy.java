@@ -52,7 +52,7 @@ final class RingPolicy {
 
     /**
      * Returns {@code true} if a connection on {@code device} opens a ring to its peer; logs the choice
-     * for a device whose windows do not confine a peer, once per device.
+     * for a device whose windows do not confine a peer, once per device (a warning if it opens one).
      *
      * @throws IllegalArgumentException if {@value #PROPERTY} has a value other than the three above
      */
@@ -65,7 +65,8 @@ final class RingPolicy {
                         + "which on this device does not confine a peer: any peer can invalidate it and, on rxe, "
                         + "crash the kernel (docs/security.md)", PROPERTY, mode, device.name());
             } else {
-                logger.info("the RDMA device {} (vendor id 0x{}) has no memory windows that confine a peer: its "
+                // Debug, not info: on rxe this is every process's normal case, not news to its user.
+                logger.debug("the RDMA device {} (vendor id 0x{}) has no memory windows that confine a peer: its "
                         + "connections open no ring and take data by Send only (docs/security.md)", device.name(),
                         Integer.toHexString(device.vendorId()));
             }
