@@ -27,6 +27,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
@@ -39,7 +40,9 @@ import org.nettyrdma.testkit.EchoProbe;
  * a process's: killed, or its device removed under it. It says what happens to it in lines on its
  * standard output, which the test waits for:
  * <ul>
- *   <li>{@code server PORT}: an echo server bound to every RDMA device at {@code PORT} (0: any);
+ *   <li>{@code server PORT [SHARE]}: an echo server bound to every RDMA device at {@code PORT} (0: any),
+ *       whose connections from one address may hold {@code SHARE} bytes of registered memory
+ *       ({@code MAX_REGISTERED_MEMORY_PER_ADDRESS}; its default without);
  *       prints {@code listening <port>}, and {@code child-failed: <message>} and {@code child-inactive}
  *       for its connections; runs until killed;</li>
  *   <li>{@code stream HOST PORT}: a client that writes 64 KiB buffers as fast as the connection takes
@@ -59,7 +62,7 @@ public final class PeerProcess {
         try {
             switch (args[0]) {
                 case "server":
-                    server(group, Integer.parseInt(args[1]));
+                    server(group, Integer.parseInt(args[1]), args.length > 2 ? Long.parseLong(args[2]) : 0);
                     break;
                 case "stream":
                     stream(group, new InetSocketAddress(args[1], Integer.parseInt(args[2])));
@@ -75,8 +78,12 @@ public final class PeerProcess {
         }
     }
 
-    private static void server(EventLoopGroup group, int port) throws InterruptedException {
-        Channel server = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
+    private static void server(EventLoopGroup group, int port, long share) throws InterruptedException {
+        ServerBootstrap bootstrap = new ServerBootstrap();
+        if (share > 0) {
+            bootstrap.option(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, share);
+        }
+        Channel server = bootstrap.group(group).channel(RdmaServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {

@@ -53,7 +53,9 @@ class RdmaMemoryLimitTest {
     @Test
     void aConnectionBeyondTheLimitIsRefusedWithTheReason() throws Exception {
         try (ChildJvm server = ChildJvm.start(List.of("-D" + RdmaMemoryMetrics.LIMIT_PROPERTY + '=' + LIMIT,
-                "-D" + RingsOnEveryDevice.PROPERTY + "=never"), PeerProcess.class, "server", "0")) {
+                // No share per address in this server: only the process-wide limit refuses.
+                "-D" + RingsOnEveryDevice.PROPERTY + "=never"), PeerProcess.class, "server", "0",
+                Long.toString(Long.MAX_VALUE))) {
             InetSocketAddress address = new InetSocketAddress(RdmaTestEnvironment.address(),
                     Integer.parseInt(server.awaitLine("listening ", 60, TimeUnit.SECONDS)));
             Channel first = echoOnce(address);
@@ -61,7 +63,7 @@ class RdmaMemoryLimitTest {
             ChannelFuture second = rdma.client().handler(new EchoProbe(2, 1)).connect(address).await();
             assertFalse(second.isSuccess(), "a second connection would pass the server's limit");
             assertInstanceOf(ConnectException.class, second.cause());
-            assertTrue(second.cause().getMessage().contains("registered memory"), () -> "the refusal says why: "
+            assertTrue(second.cause().getMessage().contains("its limit of registered memory"), () -> "the refusal says why: "
                     + second.cause().getMessage());
 
             first.close().sync();

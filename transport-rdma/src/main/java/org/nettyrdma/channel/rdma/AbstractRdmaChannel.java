@@ -16,6 +16,7 @@
 package org.nettyrdma.channel.rdma;
 
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.AbstractChannel;
 import io.netty.channel.Channel;
@@ -50,6 +51,12 @@ import org.nettyrdma.channel.rdma.internal.RejectReason;
 abstract class AbstractRdmaChannel extends AbstractChannel {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(AbstractRdmaChannel.class);
+    /**
+     * The most turns {@link #afterCompletionsSeen} waits for a loop that is behind its completion
+     * queues: with the default budget, 64 turns poll 16,384 completions per queue, more than a queue
+     * of the default size holds. A loop further behind than that is overloaded, and the deadline holds.
+     */
+    private static final int LOOKS_BEFORE_DEADLINE = 64;
 
     /** Written on the loop; volatile because isOpen() and isActive() are asked from any thread. */
     private volatile RdmaChannelState state = RdmaChannelState.NEW;
@@ -176,12 +183,44 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
     final void closed() {
         if (state != RdmaChannelState.CLOSED) {
             transition(RdmaChannelState.CLOSED);
+            freed();
         }
         if (registration != null) {
             // Freed without waiting for the last completions (loop shutdown, device removal, a drain
             // that timed out): nothing is outstanding any more, so a cancelled registration goes now.
             registration.removeIfDrained();
         }
+    }
+
+    /**
+     * Runs {@code check} once the loop has polled its completion queues since now: for a deadline
+     * that should count what already arrived as in time. A task of the loop runs before the loop's
+     * next poll, so {@code check} waits a turn, and more while a queue has completions left over from a
+     * poll's budget, at most {@value #LOOKS_BEFORE_DEADLINE} turns. The task polls nothing itself:
+     * a deadline a peer can trigger at will (a connect it never speaks on) must not make the loop
+     * drain its queues for it (docs/decisions.md#disconnect-by-flush).
+     */
+    final void afterCompletionsSeen(Runnable check) {
+        afterCompletionsSeen(check, 0);
+    }
+
+    private void afterCompletionsSeen(Runnable check, int looks) {
+        try {
+            eventLoop().schedule(() -> {
+                if (loop != null && loop.hasBacklog() && looks < LOOKS_BEFORE_DEADLINE) {
+                    afterCompletionsSeen(check, looks + 1);
+                } else {
+                    check.run();
+                }
+            }, 1, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // The loop has stopped and polls no more: there is nothing left to wait for.
+            check.run();
+        }
+    }
+
+    /** The channel has just become {@link RdmaChannelState#CLOSED}: it holds nothing native any more. */
+    void freed() {
     }
 
     /**

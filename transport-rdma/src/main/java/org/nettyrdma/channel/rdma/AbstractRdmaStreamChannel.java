@@ -80,6 +80,8 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
     boolean deviceRemoved;
     /** The queue pair was told to disconnect: its outstanding work requests come back flushed. */
     private boolean disconnecting;
+    /** The CM said the peer disconnected: the flushes that follow end the input, as the event would have. */
+    private boolean peerDisconnectSeen;
     private boolean readPending;
     /**
      * A read is queued on the loop. One is enough however often {@code read()} is called before it
@@ -239,18 +241,18 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         if (state() != RdmaChannelState.CLOSING || connection == null) {
             return;
         }
+        // What already came back counts as in time, and may end the drain (freeIfDrained) or its first wait.
         boolean wasDisconnecting = disconnecting;
-        if (loop != null) {
-            // A loop busy with other connections runs this task before it polls again: what already
-            // came back counts as in time, and may end the drain (freeIfDrained) or its first wait.
-            loop.drainCompletionQueues();
-            if (state() != RdmaChannelState.CLOSING || connection == null) {
-                return;
-            }
-            if (disconnecting != wasDisconnecting) {
-                scheduleDrainTimeout();
-                return;
-            }
+        afterCompletionsSeen(() -> drainOverdue(wasDisconnecting));
+    }
+
+    private void drainOverdue(boolean wasDisconnecting) {
+        if (state() != RdmaChannelState.CLOSING || connection == null) {
+            return;
+        }
+        if (disconnecting != wasDisconnecting) {
+            scheduleDrainTimeout();
+            return;
         }
         DRAIN_TIMEOUTS.incrementAndGet();
         if (!disconnecting) {
@@ -288,6 +290,24 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         if (state() == RdmaChannelState.CLOSING && connection != null) {
             disconnectQueuePair();
             freeIfDrained();
+        }
+    }
+
+    /**
+     * The peer disconnected (RDMA CM {@code DISCONNECTED}, or {@code REJECTED} once established). What it
+     * sent before may still be in the completion queue, which has another fd than the CM's events.
+     * So the queue pair goes to the error state now: its posted requests come back flushed, after
+     * every completion of the queue pair already there, and the first flush ends the input in order
+     * ({@link RdmaConnection#onCompletion}). The loop's queues are not drained for it, which a peer
+     * that connects and disconnects in a loop would make the loop do for every connection
+     * (docs/decisions.md#disconnect-by-flush). With nothing posted, nothing can be left in the queue.
+     */
+    final void peerDisconnected() {
+        peerDisconnectSeen = true;
+        if (connection != null && connection.outstandingWorkRequests() > 0) {
+            disconnectQueuePair();
+        } else {
+            ((RdmaStreamUnsafe) unsafe()).connectionLost();
         }
     }
 
@@ -444,7 +464,9 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
             }
             // Writes in flight failed: with AUTO_CLOSE off, Netty shuts the output down and keeps
             // reading (as it does for a write error), so what the peer sent before is still read.
-            if (!outputShutdown && !config().isAutoClose() && isActive()) {
+            // After the peer's disconnect the flushes are no write error: the end of input says
+            // what happens to the writes.
+            if (!peerDisconnectSeen && !outputShutdown && !config().isAutoClose() && isActive()) {
                 outputShutdown = true;
                 halfClosed();
                 shutdownOutput(voidPromise());

@@ -68,6 +68,28 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
             "HELLO_TIMEOUT_MILLIS");
 
     /**
+     * How long writes may wait for the peer to return receive credit before the channel fails with a
+     * {@link RdmaCreditTimeoutException}, closing; default 60 000 ms, 0 for no bound. The wait starts
+     * when a flush finds no slot of the peer's left and ends when the peer returns one, so a slow
+     * reader that returns credit now and then is never cut off; a peer that stopped reading, or
+     * grants credit it never returns, is. An application that pauses its peer's reads for longer
+     * ({@code AUTO_READ} off) raises it (docs/decisions.md#credit-deadline).
+     */
+    public static final ChannelOption<Integer> CREDIT_TIMEOUT_MILLIS = valueOf(RdmaChannelOption.class,
+            "CREDIT_TIMEOUT_MILLIS");
+
+    /**
+     * The registered memory the connections from one source address may hold on a server; an option
+     * of the server channel, default a quarter of the process's limit
+     * ({@link RdmaMemoryMetrics#LIMIT_PROPERTY}). A connect request is admitted only if what the
+     * connections from its address hold, with all this connection can come to hold, stays within it;
+     * one that does not is refused at once, with the reason, so that one client cannot take the memory
+     * every client shares (docs/decisions.md#admission).
+     */
+    public static final ChannelOption<Long> MAX_REGISTERED_MEMORY_PER_ADDRESS = valueOf(RdmaChannelOption.class,
+            "MAX_REGISTERED_MEMORY_PER_ADDRESS");
+
+    /**
      * Hands the data the peer RDMA-Wrote into this side's ring up the pipeline where it landed, without
      * a copy; default {@code false}. <b>The peer can still write into such a buffer until the pipeline
      * releases it</b>: bytes a decoder or handler already checked (a length, a header, a signature) may

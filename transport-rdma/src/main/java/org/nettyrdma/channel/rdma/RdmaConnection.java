@@ -16,11 +16,13 @@
 package org.nettyrdma.channel.rdma;
 
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.RecvByteBufAllocator;
+import io.netty.util.concurrent.Future;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CompletionListener;
@@ -89,6 +91,11 @@ final class RdmaConnection implements CompletionListener {
     private final boolean answersHello;
     private final ConnectionCounters counters = new ConnectionCounters();
     private final KeepAlive keepAlive = new KeepAlive();
+    private final CreditWait creditWait = new CreditWait();
+    private final EventLoop eventLoop;
+    private final RdmaSocketChannelConfig config;
+    /** Looks at {@link #creditWait} when its bound may have passed; {@code null} when none is due. */
+    private Future<?> creditDeadline;
     private final RdmaReceiver receiver;
     private final RdmaSender sender;
     private boolean closed;
@@ -103,6 +110,8 @@ final class RdmaConnection implements CompletionListener {
     RdmaConnection(Events events, EventLoop eventLoop, CompletionQueue cq, long id, RdmaSocketChannelConfig config,
                    boolean accepted) throws IOException {
         this.events = events;
+        this.eventLoop = eventLoop;
+        this.config = config;
         this.answersHello = accepted;
         this.cq = cq;
         this.device = cq.device();
@@ -133,6 +142,15 @@ final class RdmaConnection implements CompletionListener {
 
     private static int sendQueueDepth(RdmaSocketChannelConfig config, RdmaDevice device) {
         return Math.min(config.getSendQueueDepth(), device.maxQpWr());
+    }
+
+    /**
+     * Returns the registered bytes a connection with {@code config} on {@code device} holds once both
+     * {@code HELLO}s are out: its receive slots, its ring if it opens one, and its send buffer.
+     */
+    static long registeredBytesAtMost(RdmaSocketChannelConfig config, RdmaDevice device) {
+        long ring = RingPolicy.opensRing(device) ? config.getReceiveBufferSize() : 0;
+        return (long) config.getReceiveSlots() * config.getSlotSize() + ring + config.getSendBufferSize();
     }
 
     /** Returns the completion queue entries a connection with {@code config} can have in flight. */
@@ -204,8 +222,47 @@ final class RdmaConnection implements CompletionListener {
             return;
         }
         if (sender.flush(in)) {
+            if (sender.stalledOnCredit()) {
+                creditWait.stalled(System.nanoTime());
+                scheduleCreditDeadline();
+            } else {
+                creditWait.ended();
+            }
             maybeSendCredit();
         }
+    }
+
+    /** Makes sure a look at the credit wait is due when its bound, if it has one, may have passed. */
+    private void scheduleCreditDeadline() {
+        int bound = config.getCreditTimeoutMillis();
+        if (creditDeadline != null || bound == 0) {
+            return;
+        }
+        long left = creditWait.nanosLeft(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(bound));
+        creditDeadline = eventLoop.schedule(this::creditDeadlineReached, Math.max(0, left), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Fails the connection if its writes still wait for credit and have waited for the bound; looks
+     * again later if they wait but not for so long (the wait began again since this look was set).
+     */
+    private void creditDeadlineReached() {
+        creditDeadline = null;
+        int bound = config.getCreditTimeoutMillis();
+        if (closed || bound == 0 || !creditWait.isWaiting()) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (creditWait.nanosLeft(now, TimeUnit.MILLISECONDS.toNanos(bound)) > 0) {
+            scheduleCreditDeadline();
+            return;
+        }
+        ChannelOutboundBuffer in = events.outboundBuffer();
+        long pending = in != null ? in.totalPendingWriteBytes() : 0;
+        events.connectionFailed(new RdmaCreditTimeoutException("the peer returned no receive credit for "
+                + TimeUnit.NANOSECONDS.toMillis(creditWait.waitedNanos(now)) + " ms while " + pending
+                + " bytes waited to be sent (qp " + qpNum + ", RdmaChannelOption.CREDIT_TIMEOUT_MILLIS "
+                + bound + " ms): the peer stopped reading, or holds credit it does not return"));
     }
 
     /** Takes the messages whose {@code units} completed out of {@code in}; listeners may not flush meanwhile. */
@@ -367,6 +424,9 @@ final class RdmaConnection implements CompletionListener {
         }
         MessageHeader header = receiver.header();
         sender.creditsReturned(header.returnedSlots(), header.returnedRingBytes());
+        if (header.returnedSlots() > 0) {
+            creditWait.ended();
+        }
         if (received == RdmaReceiver.RECEIVED_SEND) {
             events.inboundAvailable();
         }
@@ -415,6 +475,10 @@ final class RdmaConnection implements CompletionListener {
             return;
         }
         closed = true;
+        if (creditDeadline != null) {
+            creditDeadline.cancel(false);
+            creditDeadline = null;
+        }
         try {
             resources.close();
         } finally {

@@ -71,6 +71,8 @@ final class RdmaSender {
     /** The peer's {@code HELLO}, and the credits it granted; null before it arrived. */
     private HelloMessage peer;
     private SendCredits credits;
+    /** The last flush stopped with data left for want of the peer's slots. */
+    private boolean stalledOnCredit;
     /** The largest Send payload to the peer: its slot, as far as this side's send buffer can stage it. */
     private int maxSendPayload;
     /** The largest Write copied into the send buffer: a quarter of the peer's ring, or of the send buffer. */
@@ -170,6 +172,7 @@ final class RdmaSender {
         if (closed || flushed.isRemoving()) {
             return false;
         }
+        stalledOnCredit = false;
         if (!flushed.hasInFlight()) {
             // Empty writes at the head wait for nothing: complete them now.
             flushed.removeSent(in, 0);
@@ -188,6 +191,7 @@ final class RdmaSender {
                 }
                 if (!credits.canSendData()) {
                     counters.creditStalls++;
+                    stalledOnCredit = true;
                     break;
                 }
                 if (!(stageWrite() || stageSend())) {
@@ -207,6 +211,11 @@ final class RdmaSender {
         }
         post();
         return true;
+    }
+
+    /** Returns {@code true} if the last {@link #flush} left data behind because the peer had no slot left. */
+    boolean stalledOnCredit() {
+        return stalledOnCredit;
     }
 
     /** Takes the messages whose {@code units} completed out of {@code in}; listeners may not flush meanwhile. */

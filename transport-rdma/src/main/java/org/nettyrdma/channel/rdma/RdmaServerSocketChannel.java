@@ -53,6 +53,7 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
 
     private final RdmaServerSocketChannelConfig config = new RdmaServerSocketChannelConfig(this);
     private final ArrayDeque<Long> pendingRequests = new ArrayDeque<>();
+    private final Admission admission = new Admission();
     private InetSocketAddress local;
     private boolean readPending;
 
@@ -202,11 +203,14 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
         @Override
         void cmEvent(CmEvent event) {
             if (event.type() == CmEvent.CONNECT_REQUEST) {
-                if (pendingRequests.size() >= Math.max(1, config.getBacklog())) {
+                if (pendingRequests.size() + admission.settingUp() >= Math.max(1, config.getBacklog())) {
                     // As a full TCP accept queue drops the SYN, but at once and with the reason: the
-                    // client's connect fails instead of waiting out its timeout.
-                    logger.debug("{}: refusing a connect request, {} wait to be accepted (SO_BACKLOG)",
-                            RdmaServerSocketChannel.this, pendingRequests.size());
+                    // client's connect fails instead of waiting out its timeout. An accepted
+                    // connection counts until its HELLO: with AUTO_READ on, requests are accepted as
+                    // they come, and it is peers that connect and never speak that fill the backlog.
+                    logger.debug("{}: refusing a connect request, {} wait to be accepted and {} for their HELLO"
+                            + " (SO_BACKLOG)", RdmaServerSocketChannel.this, pendingRequests.size(),
+                            admission.settingUp());
                     reject(event.id(), RejectReason.BACKLOG_FULL);
                     return;
                 }
@@ -226,7 +230,8 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             for (Long request; (readPending || config.isAutoRead()) && (request = pendingRequests.poll()) != null;) {
                 readPending = false;
                 accepted = true;
-                RdmaSocketChannel child = new RdmaSocketChannel(RdmaServerSocketChannel.this, request, cm);
+                RdmaSocketChannel child = new RdmaSocketChannel(RdmaServerSocketChannel.this, request, cm,
+                        admission.enter());
                 pipeline().fireChannelRead(child);
                 refuseUnclaimed(child);
             }

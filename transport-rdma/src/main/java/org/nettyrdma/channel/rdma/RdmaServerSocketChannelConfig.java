@@ -18,6 +18,7 @@ package org.nettyrdma.channel.rdma;
 import static io.netty.channel.ChannelOption.SO_BACKLOG;
 import static io.netty.channel.ChannelOption.SO_RCVBUF;
 import static io.netty.channel.ChannelOption.SO_REUSEADDR;
+import static io.netty.util.internal.ObjectUtil.checkPositive;
 import static io.netty.util.internal.ObjectUtil.checkPositiveOrZero;
 
 import java.util.Map;
@@ -30,17 +31,22 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.ServerSocketChannelConfig;
 import io.netty.util.NetUtil;
+import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
 
 /**
- * The configuration of an {@link RdmaServerSocketChannel}: {@code SO_BACKLOG} is the RDMA CM listen
- * backlog (default: the system's {@code somaxconn}). Options for accepted channels are set with
- * {@code ServerBootstrap.childOption}.
+ * The configuration of an {@link RdmaServerSocketChannel}. {@code SO_BACKLOG} (default: the system's
+ * {@code somaxconn}) bounds the connections that have not finished their set-up: the connect
+ * requests waiting to be accepted and the accepted connections whose peer has not sent its
+ * {@code HELLO} yet; requests beyond it are refused at once, with the reason.
+ * {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS} bounds what the connections from one
+ * source address hold. Options for accepted channels are set with {@code ServerBootstrap.childOption}.
  */
 public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig implements ServerSocketChannelConfig {
 
     private volatile int backlog = NetUtil.SOMAXCONN;
     private volatile boolean reuseAddress;
     private volatile int receiveBufferSize = RdmaSocketChannelConfig.DEFAULT_BUFFER_SIZE;
+    private volatile long maxRegisteredMemoryPerAddress = RegisteredMemoryBudget.limit() / 4;
 
     RdmaServerSocketChannelConfig(RdmaServerSocketChannel channel) {
         super(channel);
@@ -48,7 +54,8 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), SO_BACKLOG, SO_REUSEADDR, SO_RCVBUF);
+        return getOptions(super.getOptions(), SO_BACKLOG, SO_REUSEADDR, SO_RCVBUF,
+                RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS);
     }
 
     @SuppressWarnings("unchecked")
@@ -63,6 +70,9 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
         if (option == SO_RCVBUF) {
             return (T) Integer.valueOf(getReceiveBufferSize());
         }
+        if (option == RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS) {
+            return (T) Long.valueOf(getMaxRegisteredMemoryPerAddress());
+        }
         return super.getOption(option);
     }
 
@@ -75,6 +85,8 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
             setReuseAddress((Boolean) value);
         } else if (option == SO_RCVBUF) {
             setReceiveBufferSize((Integer) value);
+        } else if (option == RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS) {
+            setMaxRegisteredMemoryPerAddress((Long) value);
         } else {
             return super.setOption(option, value);
         }
@@ -89,6 +101,20 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
     @Override
     public RdmaServerSocketChannelConfig setBacklog(int backlog) {
         this.backlog = checkPositiveOrZero(backlog, "backlog");
+        return this;
+    }
+
+    /** Returns the registered memory the connections from one source address may hold. */
+    public long getMaxRegisteredMemoryPerAddress() {
+        return maxRegisteredMemoryPerAddress;
+    }
+
+    /**
+     * Sets the registered memory the connections from one source address may hold
+     * ({@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS}); read when a connection is accepted.
+     */
+    public RdmaServerSocketChannelConfig setMaxRegisteredMemoryPerAddress(long bytes) {
+        this.maxRegisteredMemoryPerAddress = checkPositive(bytes, "maxRegisteredMemoryPerAddress");
         return this;
     }
 

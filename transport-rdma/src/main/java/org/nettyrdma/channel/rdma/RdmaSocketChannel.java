@@ -75,6 +75,8 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
     private ChannelPromise connectPromise;
     private Future<?> connectTimeoutFuture;
     private Future<?> keepAliveFuture;
+    /** For an accepted channel: its share of what the server lets its peers hold; {@code null} otherwise. */
+    private final Admission.Ticket admission;
     /** For an accepted channel: closes it if the peer's HELLO does not come in time. */
     private Future<?> helloTimeoutFuture;
     private SocketAddress requestedRemoteAddress;
@@ -84,13 +86,16 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
         super(null);
         config = new RdmaSocketChannelConfig(this);
         acceptedFrom = null;
+        admission = null;
     }
 
     /** Creates a channel for a connect request a server channel accepted. */
-    RdmaSocketChannel(RdmaServerSocketChannel parent, long childId, CmEventDispatcher acceptedFrom) {
+    RdmaSocketChannel(RdmaServerSocketChannel parent, long childId, CmEventDispatcher acceptedFrom,
+                      Admission.Ticket admission) {
         super(parent);
         config = new RdmaSocketChannelConfig(this);
         this.acceptedFrom = acceptedFrom;
+        this.admission = admission;
         this.id = childId;
     }
 
@@ -172,7 +177,17 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
         cancelConnectTimeout();
         cancelHelloTimeout();
         stopKeepAlive();
+        if (admission != null) {
+            admission.setUpEnded();
+        }
         super.close0();
+    }
+
+    @Override
+    void freed() {
+        if (admission != null) {
+            admission.release();
+        }
     }
 
     /**
@@ -353,6 +368,9 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 if (t instanceof RegisteredMemoryBudget.LimitReachedException) {
                     reason = RejectReason.REGISTERED_MEMORY_LIMIT;
                     logger.warn("refusing a connection: {}", t.getMessage());
+                } else if (t instanceof AddressLimitException) {
+                    reason = RejectReason.ADDRESS_LIMIT;
+                    logger.info("refusing a connection: {}", t.getMessage());
                 } else {
                     reason = RejectReason.SERVER_ERROR;
                     logger.warn("accepting a connection failed", t);
@@ -369,15 +387,17 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
          */
         private void helloTimedOut(int timeout) {
             helloTimeoutFuture = null;
-            if (state() == RdmaChannelState.AWAITING_HELLO && loop != null) {
-                // A loop busy with other connections runs this task before it polls again: a HELLO
-                // already in the completion queue counts as in time.
-                loop.drainCompletionQueues();
+            if (state() != RdmaChannelState.AWAITING_HELLO) {
+                return;
             }
-            if (state() == RdmaChannelState.AWAITING_HELLO) {
-                logger.debug("{}: no HELLO from the peer within {} ms, closing", RdmaSocketChannel.this, timeout);
-                close(voidPromise());
-            }
+            // A HELLO already in the completion queue counts as in time.
+            afterCompletionsSeen(() -> {
+                if (state() == RdmaChannelState.AWAITING_HELLO) {
+                    logger.debug("{}: no HELLO from the peer within {} ms, closing", RdmaSocketChannel.this,
+                            timeout);
+                    close(voidPromise());
+                }
+            });
         }
 
         private void openConnection() throws IOException {
@@ -390,9 +410,33 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 throw new IOException("the rdma_cm_id has no source address");
             }
             RdmaDevice device = RdmaDevice.of(context, source.getAddress());
+            if (admission != null) {
+                admit(device);
+            }
             CompletionQueue cq = loop.reserveCompletionQueue(device,
                     RdmaConnection.completionQueueEntries(config, device));
             connection = new RdmaConnection(this, eventLoop(), cq, id, config, acceptedFrom != null);
+            if (admission != null) {
+                admission.hold(connection.registeredBytes());
+            }
+        }
+
+        /**
+         * Admits an accepted connection if its source address, with all the connection can come to
+         * hold, stays within the server's {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS}.
+         */
+        private void admit(RdmaDevice device) throws IOException {
+            InetSocketAddress peer = readAddress(false);
+            if (peer == null) {
+                throw new IOException("the rdma_cm_id has no destination address");
+            }
+            long cap = ((RdmaServerSocketChannel) parent()).config().getMaxRegisteredMemoryPerAddress();
+            long atMost = RdmaConnection.registeredBytesAtMost(config, device);
+            if (!admission.admit(peer.getAddress(), atMost, cap)) {
+                throw new AddressLimitException("the connections from " + peer.getAddress().getHostAddress()
+                        + " would hold more than " + cap + " bytes of registered memory with this one ("
+                        + atMost + " bytes; RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS)");
+            }
         }
 
         private InetSocketAddress readAddress(boolean source) {
@@ -442,26 +486,16 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                             // wrote, closed and destroyed its id before its CM saw the connection
                             // established sends a REJ, which arrives here as REJECTED. The connection
                             // is gone, but what arrived before is the application's to read, as after
-                            // DISCONNECTED: polled first, since it comes through another fd. (The
-                            // dispatcher does not poll before these events: while connecting, the
-                            // flushed receives would close the channel before the refusal says why.)
+                            // DISCONNECTED.
                             logger.debug("{}: {} after the connection was established", RdmaSocketChannel.this,
                                     CmEvent.name(event.type()));
-                            if (loop != null) {
-                                loop.drainCompletionQueues();
-                            }
-                            if (isOpen()) {
-                                onPeerDisconnected();
-                            }
+                            peerDisconnected();
                         }
                         break;
                     case CmEvent.DISCONNECTED:
-                        if (connectPromise != null) {
-                            failConnect(new ConnectException("the server closed the connection while "
-                                    + "waiting for " + state().awaited() + ": " + requestedRemoteAddress));
-                        } else {
-                            onPeerDisconnected();
-                        }
+                        // While connecting too: the server's HELLO may be in the completion queue,
+                        // ahead of the flushes (connectionLost).
+                        peerDisconnected();
                         break;
                     case CmEvent.DEVICE_REMOVAL:
                         RdmaDevice removed = device();
@@ -511,11 +545,25 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
         }
 
         @Override
+        public void connectionLost() {
+            if (connectPromise != null) {
+                failConnect(new ConnectException("the server closed the connection while waiting for "
+                        + state().awaited() + ": " + requestedRemoteAddress));
+                return;
+            }
+            super.connectionLost();
+        }
+
+        @Override
         public void connectionReady() {
             if (!isOpen()) {
                 return;
             }
             cancelHelloTimeout();
+            if (admission != null) {
+                admission.setUpEnded();
+                admission.hold(connection.registeredBytes());
+            }
             boolean wasActive = isActive();
             transition(RdmaChannelState.ACTIVE);
             local = readAddress(true);
@@ -539,6 +587,15 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
             }
             startKeepAlive();
             writeSpaceAvailable();
+        }
+    }
+
+    /** An accepted connection its source address has no room for: refused with {@link RejectReason#ADDRESS_LIMIT}. */
+    private static final class AddressLimitException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        AddressLimitException(String message) {
+            super(message);
         }
     }
 }

@@ -24,6 +24,7 @@ import static io.netty.channel.ChannelOption.SO_REUSEADDR;
 import static io.netty.channel.ChannelOption.SO_SNDBUF;
 import static io.netty.channel.ChannelOption.TCP_NODELAY;
 import static io.netty.util.internal.ObjectUtil.checkInRange;
+import static io.netty.util.internal.ObjectUtil.checkPositiveOrZero;
 
 import java.util.Map;
 
@@ -78,6 +79,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     private volatile int maxInlineData = 128;
     private volatile int keepAliveIdleMillis = 60_000;
     private volatile int helloTimeoutMillis = 10_000;
+    private volatile int creditTimeoutMillis = 60_000;
     private volatile boolean receiveInPlace;
     private volatile boolean allowHalfClosure;
     private volatile boolean keepAlive;
@@ -100,7 +102,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
                 SO_LINGER, IP_TOS, ALLOW_HALF_CLOSURE, RdmaChannelOption.RECEIVE_SLOTS,
                 RdmaChannelOption.SLOT_SIZE, RdmaChannelOption.SEND_QUEUE_DEPTH, RdmaChannelOption.MAX_INLINE_DATA,
                 RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, RdmaChannelOption.HELLO_TIMEOUT_MILLIS,
-                RdmaChannelOption.RECEIVE_IN_PLACE);
+                RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, RdmaChannelOption.RECEIVE_IN_PLACE);
     }
 
     @SuppressWarnings("unchecked")
@@ -148,6 +150,9 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         if (option == RdmaChannelOption.HELLO_TIMEOUT_MILLIS) {
             return (T) Integer.valueOf(getHelloTimeoutMillis());
         }
+        if (option == RdmaChannelOption.CREDIT_TIMEOUT_MILLIS) {
+            return (T) Integer.valueOf(getCreditTimeoutMillis());
+        }
         if (option == RdmaChannelOption.RECEIVE_IN_PLACE) {
             return (T) Boolean.valueOf(isReceiveInPlace());
         }
@@ -185,6 +190,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
             setKeepAliveIdleMillis((Integer) value);
         } else if (option == RdmaChannelOption.HELLO_TIMEOUT_MILLIS) {
             setHelloTimeoutMillis((Integer) value);
+        } else if (option == RdmaChannelOption.CREDIT_TIMEOUT_MILLIS) {
+            setCreditTimeoutMillis((Integer) value);
         } else if (option == RdmaChannelOption.RECEIVE_IN_PLACE) {
             setReceiveInPlace((Boolean) value);
         } else {
@@ -266,6 +273,20 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      */
     public RdmaSocketChannelConfig setHelloTimeoutMillis(int helloTimeoutMillis) {
         this.helloTimeoutMillis = checkInRange(helloTimeoutMillis, 1, Integer.MAX_VALUE, "helloTimeoutMillis");
+        return this;
+    }
+
+    /** Returns how long writes may wait for the peer's credit; 0 for no bound. */
+    public int getCreditTimeoutMillis() {
+        return creditTimeoutMillis;
+    }
+
+    /**
+     * Sets how long writes may wait for the peer to return credit before the channel fails
+     * ({@link RdmaChannelOption#CREDIT_TIMEOUT_MILLIS}); 0 for no bound. Read when a wait starts.
+     */
+    public RdmaSocketChannelConfig setCreditTimeoutMillis(int creditTimeoutMillis) {
+        this.creditTimeoutMillis = checkPositiveOrZero(creditTimeoutMillis, "creditTimeoutMillis");
         return this;
     }
 

@@ -23,9 +23,10 @@ import io.netty.channel.WriteBufferWaterMark;
 import org.junit.jupiter.api.Test;
 
 /**
- * The water marks' defaults: bytes count against them until the device completes them, so they follow
- * {@code SO_SNDBUF} (a quarter of it, the low mark 32 KiB below) until the user chooses marks, and
- * then stay where the user put them.
+ * The options' defaults. The water marks: bytes count against them until the device completes them, so
+ * they follow {@code SO_SNDBUF} (a quarter of it, the low mark 32 KiB below) until the user chooses
+ * marks, and then stay where the user put them. Ring data copied, the credit wait bounded, one
+ * address's share of registered memory.
  */
 class RdmaSocketChannelConfigTest {
 
@@ -49,6 +50,24 @@ class RdmaSocketChannelConfigTest {
         assertTrue(config.setOption(RdmaChannelOption.RECEIVE_IN_PLACE, true));
         assertTrue(config.isReceiveInPlace());
         assertEquals(Boolean.TRUE, config.getOptions().get(RdmaChannelOption.RECEIVE_IN_PLACE));
+    }
+
+    @Test
+    void writesWaitForCreditAMinuteByDefault() {
+        RdmaSocketChannelConfig config = new RdmaSocketChannel().config();
+        assertEquals(60_000, config.getOption(RdmaChannelOption.CREDIT_TIMEOUT_MILLIS));
+        assertTrue(config.setOption(RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, 0));
+        assertEquals(0, config.getCreditTimeoutMillis(), "0: no bound");
+        assertEquals(0, config.getOptions().get(RdmaChannelOption.CREDIT_TIMEOUT_MILLIS));
+    }
+
+    @Test
+    void oneAddressMayHoldAQuarterOfTheRegisteredMemoryLimitByDefault() {
+        RdmaServerSocketChannelConfig config = new RdmaServerSocketChannel().config();
+        assertEquals(RdmaMemoryMetrics.snapshot().limitBytes() / 4,
+                config.getOption(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS));
+        assertTrue(config.setOption(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, 1L << 20));
+        assertEquals(1L << 20, config.getMaxRegisteredMemoryPerAddress());
     }
 
     @Test

@@ -16,6 +16,7 @@
 package org.nettyrdma.channel.rdma.internal;
 
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HashMap;
@@ -36,16 +37,26 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * room for the registration (DiSNI creates them without a context), so this channel keeps the map;
  * CM events are few, and the map lets an id move to another loop's channel with its new owner.
  *
- * <p>Before a disconnect or a device removal is routed, the loop's completion queues are polled: data
- * that arrived before it must be seen before it, and the two come through different fds. Other events do not wait for
- * that: on a loop streaming for many connections the queues are seldom empty, and draining them
- * before every event of a connection being set up delayed its set-up past the connect timeout.
+ * <p>A wake-up reads at most {@value #EVENTS_PER_WAKEUP} events: the fd is watched level-triggered, so
+ * the rest wait for the loop's next turn, and a peer that connects and disconnects in a loop gets the
+ * event loop for no longer than that before its other connections are polled again. A disconnect
+ * needs no poll of the loop's queues before it: the channel learns of it in order, from its own
+ * flushed requests (docs/decisions.md#disconnect-by-flush). Only a device removal, which no peer
+ * can cause, first drains the loop's completion queues, since the device takes them away.
  *
  * <p>Used on its event loop only.
  */
 public final class CmEventDispatcher implements EpollIoHandle {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(CmEventDispatcher.class);
+
+    /**
+     * The RDMA CM events one wake-up reads. Each may set up or free a connection (a queue pair, its
+     * memory registrations), which costs far more than a completion: milliseconds under emulation.
+     * Four keep that between two polls of the loop's completion queues short, at the price of an
+     * epoll look per four events.
+     */
+    static final int EVENTS_PER_WAKEUP = 4;
 
     private final NativeDispatcher verbs = DisniNative.dispatcher();
     private final long channel;
@@ -63,7 +74,7 @@ public final class CmEventDispatcher implements EpollIoHandle {
      * Creates the loop's event channel.
      *
      * @param loop the loop whose channels get the events
-     * @param beforeDispatch runs before a disconnect is routed (polls the loop's completion queues)
+     * @param beforeDispatch runs before a device removal is routed (drains the loop's completion queues)
      */
     CmEventDispatcher(RdmaLoop loop, Runnable beforeDispatch) throws IOException {
         this.loop = loop;
@@ -134,6 +145,9 @@ public final class CmEventDispatcher implements EpollIoHandle {
                     reason != 0 ? RejectReason.SIZE : 0);
         } catch (IOException e) {
             logger.debug("rejecting a connect request failed", e);
+        } finally {
+            // Only its address reached the native call: the buffer must outlive the call (docs/native.md).
+            Reference.reachabilityFence(privateData);
         }
     }
 
@@ -149,7 +163,7 @@ public final class CmEventDispatcher implements EpollIoHandle {
 
     @Override
     public void handle(IoRegistration registration, IoEvent ioEvent) {
-        for (;;) {
+        for (int read = 0; read < EVENTS_PER_WAKEUP; read++) {
             int type;
             try {
                 type = RdmaNative.pollCmEvent(channel, recordAddress);
@@ -160,7 +174,7 @@ public final class CmEventDispatcher implements EpollIoHandle {
             if (type < 0) {
                 return;
             }
-            if (type == CmEvent.DISCONNECTED || type == CmEvent.DEVICE_REMOVAL) {
+            if (type == CmEvent.DEVICE_REMOVAL) {
                 beforeDispatch.run();
             }
             long routeBy = type == CmEvent.CONNECT_REQUEST ? event.listenId() : event.id();

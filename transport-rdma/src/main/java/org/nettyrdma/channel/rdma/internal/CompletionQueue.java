@@ -182,8 +182,8 @@ public final class CompletionQueue implements EpollIoHandle {
     }
 
     /**
-     * Polls and dispatches every completion that is in the queue now: called before a disconnect is
-     * handled, so that the data that arrived before it is seen first. The queue is first in, first
+     * Polls and dispatches every completion that is in the queue now: called before a device removal
+     * is handled, so that the data that arrived before it is seen first. The queue is first in, first
      * out, so {@code capacity} completions cover all that were there, however fast new ones arrive.
      */
     public int drain() throws IOException {

@@ -64,7 +64,7 @@ public final class RdmaLoop implements RdmaDevice.User {
     private final int pollBudget;
     /**
      * The loop's completion queues, one or a few per device its channels use: a list, searched by
-     * device and polled by index before every disconnect, so neither allocates an iterator.
+     * device and polled by index on every turn, so neither allocates an iterator.
      */
     private final List<CompletionQueue> completionQueueList = new ArrayList<>();
     private final List<IoRegistration> epollRegistrations = new ArrayList<>();
@@ -248,8 +248,11 @@ public final class RdmaLoop implements RdmaDevice.User {
         return eachCompletionQueue(ARM);
     }
 
-    /** Dispatches every completion in the loop's queues now: before a disconnect is handled. */
-    public void drainCompletionQueues() {
+    /**
+     * Dispatches every completion in the loop's queues now: before a device removal is handled, since
+     * the queues go with the device. Nothing a peer does leads here (docs/decisions.md#disconnect-by-flush).
+     */
+    private void drainCompletionQueues() {
         eachCompletionQueue(DRAIN);
     }
 

@@ -28,7 +28,7 @@ public final class RejectReason {
     public static final int SIZE = 4;
     /** The first two bytes, so that a reject of another program is not misread. */
     public static final int MAGIC = 0x4e52;
-    /** The server's backlog of connect requests waiting to be accepted is full. */
+    /** The server's backlog of connections being set up (waiting to be accepted, or for their HELLO) is full. */
     public static final int BACKLOG_FULL = 1;
     /** The server's registered memory limit leaves no room for the connection. */
     public static final int REGISTERED_MEMORY_LIMIT = 2;
@@ -36,6 +36,8 @@ public final class RejectReason {
     public static final int SHUTTING_DOWN = 3;
     /** Setting up the connection failed on the server for another reason (see its log). */
     public static final int SERVER_ERROR = 4;
+    /** The connections from the client's address hold as much registered memory as the server allows one address. */
+    public static final int ADDRESS_LIMIT = 5;
 
     private RejectReason() {
     }
@@ -64,13 +66,16 @@ public final class RejectReason {
             case 0:
                 return null;
             case BACKLOG_FULL:
-                return "the server's backlog of connections waiting to be accepted is full (SO_BACKLOG)";
+                return "the server's backlog of connections being set up is full (SO_BACKLOG)";
             case REGISTERED_MEMORY_LIMIT:
                 return "the server has reached its limit of registered memory";
             case SHUTTING_DOWN:
                 return "the server is shutting down";
             case SERVER_ERROR:
                 return "setting up the connection failed on the server (see its log)";
+            case ADDRESS_LIMIT:
+                return "the server's connections from this address hold as much registered memory as it allows one"
+                        + " address (MAX_REGISTERED_MEMORY_PER_ADDRESS)";
             default:
                 return "the server refused it for reason " + reason;
         }

@@ -24,6 +24,7 @@ import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaMemoryMetrics;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.channel.rdma.verbs.SilentPeers;
 import org.nettyrdma.testkit.Await;
 import org.nettyrdma.testkit.EchoHandler;
@@ -46,8 +48,11 @@ import org.nettyrdma.testkit.RdmaTransportFixture;
 /**
  * What a stranger can make a server hold is bounded. Peers that connect and never send their
  * {@code HELLO} are closed at {@link RdmaChannelOption#HELLO_TIMEOUT_MILLIS} with everything they
- * held freed, and meanwhile a well-behaved client is served; connect requests beyond
- * {@code SO_BACKLOG} that wait to be accepted are refused at once, with the reason.
+ * held freed, and meanwhile a well-behaved client is served. {@code SO_BACKLOG} bounds the
+ * connections being set up, waiting to be accepted or, with {@code AUTO_READ} on, for their
+ * {@code HELLO}; the connections from one address hold no more registered memory than
+ * {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS}. Requests beyond either are refused at
+ * once, with the reason.
  */
 class RdmaAdmissionTest {
 
@@ -107,6 +112,92 @@ class RdmaAdmissionTest {
                     "the registered memory of the dropped peers was freed");
         }
         server.close().sync();
+    }
+
+    @Test
+    void withAutoReadOnTheBacklogBoundsConnectionsThatHaveNotSaidHello() throws Exception {
+        int backlog = 2;
+        AtomicInteger openChildren = new AtomicInteger();
+        Channel server = rdma.bind(rdma.server()
+                .option(ChannelOption.SO_BACKLOG, backlog)
+                .childOption(RdmaChannelOption.HELLO_TIMEOUT_MILLIS, 120_000)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        openChildren.incrementAndGet();
+                        ch.closeFuture().addListener(f -> openChildren.decrementAndGet());
+                        ch.pipeline().addLast(EchoHandler.INSTANCE);
+                    }
+                }));
+        try (SilentPeers silent = SilentPeers.connect((InetSocketAddress) server.localAddress(), backlog)) {
+            ChannelFuture refused = rdma.client().handler(new ChannelInboundHandlerAdapter())
+                    .connect(server.localAddress()).await();
+            assertFalse(refused.isSuccess(), "a client beyond the silent peers that fill the backlog was refused");
+            assertInstanceOf(ConnectException.class, refused.cause());
+            assertTrue(refused.cause().getMessage().contains("SO_BACKLOG"), () -> "the refusal says why: "
+                    + refused.cause().getMessage());
+        }
+        // The silent peers disconnected: their children close and the backlog has room again.
+        Await.until(() -> openChildren.get() == 0, 30, () -> openChildren.get() + " children still open");
+        EchoProbe probe = new EchoProbe(1, 64, 4096);
+        Channel client = rdma.client().handler(RdmaTransportFixture.pipeline(probe))
+                .connect(server.localAddress()).sync().channel();
+        probe.writeAll(client);
+        probe.assertEchoed(60);
+        client.close().sync();
+        server.close().sync();
+    }
+
+    @Test
+    void oneAddressHoldsNoMoreRegisteredMemoryThanItsShare() throws Exception {
+        List<RdmaSocketChannel> children = new CopyOnWriteArrayList<>();
+        Channel server = rdma.bind(rdma.server()
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        children.add((RdmaSocketChannel) ch);
+                        ch.closeFuture().addListener(f -> children.remove(ch));
+                        ch.pipeline().addLast(EchoHandler.INSTANCE);
+                    }
+                }));
+        List<Channel> clients = new ArrayList<>();
+        clients.add(connectEchoing(server));
+        Await.until(() -> children.size() == 1 && children.get(0).isActive(), 30, () -> "the first child is active");
+        // Room for two connections as this device makes them (ring or not), and half of a third.
+        long connection = children.get(0).metrics().registeredBytes();
+        long share = 2 * connection + connection / 2;
+        long onePair = RdmaMemoryMetrics.snapshot().connectionBytes();
+        server.config().setOption(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, share);
+        clients.add(connectEchoing(server));
+
+        ChannelFuture refused = rdma.client().handler(new ChannelInboundHandlerAdapter())
+                .connect(server.localAddress()).await();
+        System.out.println("a third connection of " + connection + " bytes from one address, whose share is "
+                + share + ": " + refused.cause());
+        assertFalse(refused.isSuccess(), "a connection beyond the address's share was refused");
+        assertInstanceOf(ConnectException.class, refused.cause());
+        assertTrue(refused.cause().getMessage().contains("MAX_REGISTERED_MEMORY_PER_ADDRESS"),
+                () -> "the refusal says why: " + refused.cause().getMessage());
+
+        // A connection closed gives its share back once its memory is freed (both ends are in this process).
+        clients.remove(0).close().sync();
+        Await.until(() -> RdmaMemoryMetrics.snapshot().connectionBytes() == onePair, 30,
+                () -> "the closed connections freed their memory: " + RdmaMemoryMetrics.snapshot());
+        clients.add(connectEchoing(server));
+        for (Channel client : clients) {
+            client.close().sync();
+        }
+        server.close().sync();
+    }
+
+    /** Connects a client to {@code server} and checks that it is echoed. */
+    private Channel connectEchoing(Channel server) throws Exception {
+        EchoProbe probe = new EchoProbe(1, 64, 4096);
+        Channel client = rdma.client().handler(RdmaTransportFixture.pipeline(probe))
+                .connect(server.localAddress()).sync().channel();
+        probe.writeAll(client);
+        probe.assertEchoed(60);
+        return client;
     }
 
     @Test

@@ -16,9 +16,11 @@
 package org.nettyrdma.channel.rdma.peers;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -33,10 +35,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaCreditTimeoutException;
 import org.nettyrdma.channel.rdma.RdmaProtocolException;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.verbs.RawRdmaClient;
+import org.nettyrdma.testkit.Await;
 import org.nettyrdma.testkit.RdmaTransportFixture;
 import org.nettyrdma.testkit.TestSeed;
 
@@ -73,6 +79,8 @@ class RdmaHostilePeerTest {
      * completes with the remote access error status, which the child's {@code IOException} names.
      */
     static final String REMOTE_ACCESS_ERROR = "remote access error";
+    /** Writes that waited for the peer's credit longer than the bound ({@link RdmaCreditTimeoutException}). */
+    static final String CREDIT_TIMEOUT = "returned no receive credit";
     /** A Send that met no receive posted, retried until the bound (an {@code IOException}). */
     static final String RNR_RETRIES_EXHAUSTED = "receiver-not-ready retries exhausted";
 
@@ -146,6 +154,43 @@ class RdmaHostilePeerTest {
             System.out.println("a Send to receives never posted failed after " + millis + " ms: " + beyond.cause());
             assertFalse(beyond.isSuccess(), "the write beyond the receives posted");
             liar.assertClosedWith(IOException.class, RNR_RETRIES_EXHAUSTED);
+            server.assertStreamIntact();
+        }
+    }
+
+    /**
+     * A peer that posted its receives and granted them, and then never returns a credit: the server's
+     * writes beyond the credit wait for {@link RdmaChannelOption#CREDIT_TIMEOUT_MILLIS}, then fail
+     * with an {@link RdmaCreditTimeoutException} that says so, and the connection closes. Its queue
+     * pair works throughout: nothing but the bound ends the wait.
+     */
+    @Test
+    void creditNeverReturnedFailsTheWritesAtTheBound(TestInfo test) throws Exception {
+        int bound = 3000;
+        try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test),
+                bootstrap -> bootstrap.childOption(RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, bound));
+             RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
+            HostilePeerServer.RawChild miser = server.nextRawChild();
+            raw.exchangeHellos(validHello());
+            // Twice the slots granted, a flush each: the first ones land, the rest wait for credit.
+            List<ChannelFuture> writes = new ArrayList<>();
+            for (int i = 0; i < 2 * GRANTED_SLOTS; i++) {
+                writes.add(miser.channel.writeAndFlush(Unpooled.wrappedBuffer(new byte[64])));
+            }
+            Await.until(() -> miser.channel instanceof RdmaSocketChannel
+                    && ((RdmaSocketChannel) miser.channel).metrics().creditStalls() > 0, 30,
+                    () -> "the server's writes stalled on credit");
+            long stalled = System.nanoTime();
+            ChannelFuture last = writes.get(writes.size() - 1);
+            assertTrue(last.await(bound + 30_000, TimeUnit.MILLISECONDS), "the write waiting for credit ended");
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stalled);
+            System.out.println("writes waiting for credit failed " + millis + " ms after the first stall (bound "
+                    + bound + " ms): " + last.cause());
+            assertInstanceOf(RdmaCreditTimeoutException.class, last.cause(), "the failed write's cause");
+            assertTrue(millis >= bound - 100, "the writes waited for the bound: " + millis + " ms");
+            assertFalse(raw.queuePairInError(), "the peer's queue pair works: only the bound ended the wait");
+            miser.assertClosedWith(RdmaCreditTimeoutException.class, CREDIT_TIMEOUT);
+            raw.awaitDisconnected(30, TimeUnit.SECONDS);
             server.assertStreamIntact();
         }
     }

@@ -1,0 +1,78 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+
+import org.junit.jupiter.api.Test;
+
+/** What a server lets its peers hold, per source address and in set-up, without a device. */
+class AdmissionTest {
+
+    private static final long CAP = 1000;
+
+    @Test
+    void anAddressIsAdmittedWhileAllItsConnectionsCanComeToHoldFit() throws Exception {
+        Admission admission = new Admission();
+        InetAddress a = InetAddress.getByName("10.0.0.1");
+        Admission.Ticket first = admission.enter();
+        assertTrue(first.admit(a, 400, CAP));
+        first.hold(100); // slots only until the HELLO
+        Admission.Ticket second = admission.enter();
+        assertTrue(second.admit(a, 400, CAP));
+        assertEquals(500, admission.held(a));
+        Admission.Ticket third = admission.enter();
+        assertFalse(third.admit(a, 600, CAP), "500 held and 600 more would pass the cap");
+        assertEquals(500, admission.held(a), "a refused connection holds nothing");
+        assertTrue(admission.enter().admit(InetAddress.getByName("10.0.0.2"), 600, CAP),
+                "another address has its own share");
+    }
+
+    @Test
+    void whatAConnectionHoldsFollowsItAndGoesAtItsClose() throws Exception {
+        Admission admission = new Admission();
+        InetAddress a = InetAddress.getByName("10.0.0.1");
+        Admission.Ticket ticket = admission.enter();
+        ticket.admit(a, 400, CAP);
+        ticket.hold(100);
+        assertEquals(100, admission.held(a));
+        ticket.hold(400); // both HELLOs out: ring and send buffer registered
+        assertEquals(400, admission.held(a));
+        ticket.release();
+        ticket.release();
+        assertEquals(0, admission.held(a));
+        assertEquals(0, admission.addresses(), "an address that holds nothing is forgotten");
+    }
+
+    @Test
+    void aConnectionCountsAsSettingUpUntilItsHelloOrItsClose() {
+        Admission admission = new Admission();
+        Admission.Ticket helloed = admission.enter();
+        Admission.Ticket closed = admission.enter();
+        Admission.Ticket refused = admission.enter();
+        assertEquals(3, admission.settingUp());
+        helloed.setUpEnded();
+        helloed.setUpEnded();
+        assertEquals(2, admission.settingUp());
+        closed.release();
+        refused.release();
+        assertEquals(0, admission.settingUp());
+    }
+}
