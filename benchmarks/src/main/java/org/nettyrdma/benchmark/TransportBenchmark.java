@@ -45,6 +45,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ResourceLeakDetector;
 import org.HdrHistogram.Histogram;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaLoopMetrics;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
@@ -82,7 +83,8 @@ public final class TransportBenchmark {
 
     private static final String USAGE = "usage: TransportBenchmark [--transport rdma|rdma-busypoll|nio|epoll] "
             + "[--host ADDRESS] [--sizes 64,4k,64k] [--warmup SECONDS per phase, default 3] "
-            + "[--time SECONDS per phase, default 3]";
+            + "[--time SECONDS per phase, default 3] [--receive copy|in-place, default copy: over RDMA, "
+            + "whether ring data is handed up where it landed (RdmaChannelOption.RECEIVE_IN_PLACE)]";
     private static final int[] DEFAULT_SIZES = {64, 4096, 65536};
     /** Connecting, closing, a task on a loop: what takes longer is stuck. */
     private static final long TIMEOUT_SECONDS = 20;
@@ -95,6 +97,7 @@ public final class TransportBenchmark {
     private final int[] sizes;
     private final long warmupNanos;
     private final long measureNanos;
+    private boolean receiveInPlace;
 
     /**
      * Creates a benchmark of {@code transport} between two channels on {@code host}, for each of
@@ -112,6 +115,15 @@ public final class TransportBenchmark {
         this.measureNanos = (long) (measureSeconds * 1e9);
     }
 
+    /**
+     * Makes the RDMA channels hand ring data up where the peer wrote it, without the copy
+     * ({@link RdmaChannelOption#RECEIVE_IN_PLACE}); it matters only where a connection opens a ring.
+     */
+    public TransportBenchmark receiveInPlace(boolean inPlace) {
+        this.receiveInPlace = inPlace;
+        return this;
+    }
+
     /** Runs the benchmark; exits with status 1 if a phase failed, 3 if the deadline passed. */
     public static void main(String[] args) throws Exception {
         ExampleOptions options = ExampleOptions.parse(USAGE, args);
@@ -120,13 +132,18 @@ public final class TransportBenchmark {
         int[] sizes = options.integers("sizes", DEFAULT_SIZES);
         double warmup = options.seconds("warmup", 3);
         double time = options.seconds("time", 3);
+        String receive = options.string("receive", "copy");
+        if (!receive.equals("copy") && !receive.equals("in-place")) {
+            throw new IllegalArgumentException("--receive: " + receive + " (expected: copy or in-place)\n" + USAGE);
+        }
         options.checkAllRead();
 
         if (System.getProperty("io.netty.leakDetection.level") == null) {
             // The detector records a stack trace for one buffer in 128: garbage a production setup does not make.
             ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         }
-        TransportBenchmark benchmark = new TransportBenchmark(transport, resolve(host), sizes, warmup, time);
+        TransportBenchmark benchmark = new TransportBenchmark(transport, resolve(host), sizes, warmup, time)
+                .receiveInPlace(receive.equals("in-place"));
         startWatchdog(transport.displayName(), benchmark.deadlineSeconds());
         List<Result> results = benchmark.run(System.out);
         for (Result result : results) {
@@ -219,12 +236,12 @@ public final class TransportBenchmark {
 
     private String environmentLine() {
         return String.format(Locale.ROOT, "bench-env transport=%s host=%s java=%s cpus=%d allocator=%s leak_detection=%s"
-                        + " sizes=%s warmup_s=%.1f time_s=%.1f", transport.displayName(), host.getHostAddress(),
+                        + " sizes=%s warmup_s=%.1f time_s=%.1f receive=%s", transport.displayName(), host.getHostAddress(),
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
                 ByteBufAllocator.DEFAULT.getClass().getSimpleName(),
                 ResourceLeakDetector.getLevel().name().toLowerCase(Locale.ROOT),
                 Arrays.stream(sizes).mapToObj(Integer::toString).collect(Collectors.joining(",")),
-                warmupNanos / 1e9, measureNanos / 1e9);
+                warmupNanos / 1e9, measureNanos / 1e9, receiveInPlace ? "in-place" : "copy");
     }
 
     private static String row(Result result) {
@@ -283,7 +300,11 @@ public final class TransportBenchmark {
         }
 
         private Channel bind(EventLoopGroup group, ChannelHandler childHandler) throws InterruptedException {
-            return new ServerBootstrap()
+            ServerBootstrap bootstrap = new ServerBootstrap();
+            if (receiveInPlace && transport.isRdma()) {
+                bootstrap.childOption(RdmaChannelOption.RECEIVE_IN_PLACE, true);
+            }
+            return bootstrap
                     .group(group)
                     .channel(transport.serverSocketChannelClass())
                     .childHandler(childHandler)
@@ -442,7 +463,11 @@ public final class TransportBenchmark {
         }
 
         private Channel connect(SocketAddress address, ChannelHandler handler) throws IOException, InterruptedException {
-            ChannelFuture connect = new Bootstrap()
+            Bootstrap bootstrap = new Bootstrap();
+            if (receiveInPlace && transport.isRdma()) {
+                bootstrap.option(RdmaChannelOption.RECEIVE_IN_PLACE, true);
+            }
+            ChannelFuture connect = bootstrap
                     .group(clientGroup)
                     .channel(transport.socketChannelClass())
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) TimeUnit.SECONDS.toMillis(TIMEOUT_SECONDS))

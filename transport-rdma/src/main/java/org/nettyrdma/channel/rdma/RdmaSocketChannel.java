@@ -369,8 +369,9 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                     reason = RejectReason.REGISTERED_MEMORY_LIMIT;
                     logger.warn("refusing a connection: {}", t.getMessage());
                 } else if (t instanceof AddressLimitException) {
+                    // At debug: a client can make this happen as often as it connects; it is told why.
                     reason = RejectReason.ADDRESS_LIMIT;
-                    logger.info("refusing a connection: {}", t.getMessage());
+                    logger.debug("refusing a connection: {}", t.getMessage());
                 } else {
                     reason = RejectReason.SERVER_ERROR;
                     logger.warn("accepting a connection failed", t);
