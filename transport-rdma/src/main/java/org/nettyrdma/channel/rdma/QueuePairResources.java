@@ -103,7 +103,7 @@ final class QueuePairResources {
             throws IOException {
         // A connection the limit cannot hold is refused now, with the reason, rather than after the
         // peer's HELLO. Only the slots are reserved until then: a peer that never speaks holds no more.
-        long connection = (long) slots * slotSize + ringSize + sendSize;
+        long connection = registeredBytes(slots, slotSize, ringSize, sendSize);
         if (!RegisteredMemoryBudget.hasRoom(connection)) {
             throw RegisteredMemoryBudget.refusal("a connection", connection);
         }
@@ -115,6 +115,11 @@ final class QueuePairResources {
         // was asked); what the user asked for still bounds it, so that 0 means none.
         maxInline = Math.min(maxInlineData, cap.getInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET));
         qpNum = verbs._getQpNum(qp);
+    }
+
+    /** Returns the registered bytes of a connection's slots, ring and send buffer together. */
+    static long registeredBytes(int slots, int slotSize, int ringSize, int sendSize) {
+        return (long) slots * slotSize + ringSize + sendSize;
     }
 
     /**

@@ -118,7 +118,7 @@ final class RdmaConnection implements CompletionListener {
         this.slots = config.getReceiveSlots();
         this.slotSize = config.getSlotSize();
         // No ring where a window would not confine the peer: then it may write nowhere (RingPolicy).
-        this.ringSize = RingPolicy.opensRing(device) ? config.getReceiveBufferSize() : 0;
+        this.ringSize = ringSize(config, device);
         this.sendBufferSize = config.getSendBufferSize();
         int sendDepth = sendQueueDepth(config, device);
         resources = QueuePairResources.create(cq, completionQueueEntries(config, device), id, slots, slotSize,
@@ -149,8 +149,16 @@ final class RdmaConnection implements CompletionListener {
      * {@code HELLO}s are out: its receive slots, its ring if it opens one, and its send buffer.
      */
     static long registeredBytesAtMost(RdmaSocketChannelConfig config, RdmaDevice device) {
-        long ring = RingPolicy.opensRing(device) ? config.getReceiveBufferSize() : 0;
-        return (long) config.getReceiveSlots() * config.getSlotSize() + ring + config.getSendBufferSize();
+        return QueuePairResources.registeredBytes(config.getReceiveSlots(), config.getSlotSize(),
+                ringSize(config, device), config.getSendBufferSize());
+    }
+
+    /**
+     * Returns the ring a connection with {@code config} opens on {@code device}: none where a window
+     * would not confine the peer ({@link RingPolicy}).
+     */
+    private static int ringSize(RdmaSocketChannelConfig config, RdmaDevice device) {
+        return RingPolicy.opensRing(device) ? config.getReceiveBufferSize() : 0;
     }
 
     /** Returns the completion queue entries a connection with {@code config} can have in flight. */
