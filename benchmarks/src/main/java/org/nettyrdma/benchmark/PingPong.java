@@ -37,11 +37,17 @@ final class PingPong extends ChannelInboundHandlerAdapter {
     private long sentAt;
     private int awaited;
     private boolean stopped;
+    private ChannelHandlerContext ctx;
     private volatile long roundTrips;
     private volatile Throwable failure;
 
     PingPong(int size) {
         this.size = size;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
     }
 
     @Override
@@ -92,6 +98,17 @@ final class PingPong extends ChannelInboundHandlerAdapter {
     Histogram stop() {
         stopped = true;
         return histogram.copy();
+    }
+
+    /**
+     * Sends again after {@link #stop()}, on the same connection: at once if no message is in flight,
+     * else when the echo of the one in flight arrives. On the event loop.
+     */
+    void resume() {
+        stopped = false;
+        if (awaited == 0) {
+            send(ctx);
+        }
     }
 
     long roundTrips() {

@@ -1,0 +1,393 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.benchmark;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.ResourceLeakDetector;
+import org.HdrHistogram.Histogram;
+import org.nettyrdma.benchmark.ScaleRound.IdleStep;
+import org.nettyrdma.benchmark.ScaleRound.StreamPoint;
+import org.nettyrdma.example.ExampleOptions;
+import org.nettyrdma.example.Transport;
+
+/**
+ * Measures how one server copes with many connections (issue 24), over RDMA and over epoll side by side:
+ * the memory idle connections hold, how fast connections are set up, how many active connections share
+ * the throughput, and what idle connections cost a round trip beside them. This process is the client;
+ * each round starts a {@link ScaleServer} in a JVM of its own, so that its pinned memory as the kernel
+ * counts it is the server's. The transports alternate round by round, so that a drift of the host's
+ * load falls on all of them.
+ *
+ * <p>One round of one transport, on one server process:
+ * <ol>
+ *   <li>a round-trip connection, 64 B ping-pong: a warm-up, then the measured window, alone;</li>
+ *   <li>for each size and each count of active connections: that many connections stream one way for a
+ *       settling time and the measured window; the server reads each one's bytes at both ends of it;</li>
+ *   <li>the idle ramp: connections that send nothing, opened with several connects in flight up to each
+ *       count of {@code --counts}, the server's memory read at each, until one fails; beside the first count
+ *       of at least {@code --round-trip-idle} (or where the ramp stopped) the round trip is measured again
+ *       on the first connection.</li>
+ * </ol>
+ * Every wait is bounded; a step that fails is reported with its error and the round goes on where it can.
+ * {@code scripts/scale-bench} runs it in the rxe VM; docs/benchmark.md explains the figures.
+ *
+ * <pre>
+ * java ... org.nettyrdma.benchmark.ScaleBenchmark --host 10.77.0.1 --counts 1,100,1000 --rounds 3
+ * </pre>
+ */
+public final class ScaleBenchmark {
+
+    private static final String USAGE = "usage: ScaleBenchmark [--host ADDRESS] [--transports rdma,epoll] "
+            + "[--rounds 3 (at least 3 for a median)] [--counts 1,100,1000,10000 idle connections] "
+            + "[--active 1,8,64,256 streaming connections] [--sizes 4k,64k] [--warmup SECONDS, default 2] "
+            + "[--time SECONDS measured, default 3] [--in-flight 16 connects at once] "
+            + "[--round-trip-idle 1000 idle connections beside the second round trip]";
+    private static final int ROUND_TRIP_BYTES = 64;
+    /** The client's event loops: one per vCPU of the project's VM, as the server's. */
+    private static final int THREADS = 2;
+    /** A task on a loop, a close, a server's count: what takes longer is stuck. */
+    private static final long TIMEOUT_SECONDS = 60;
+    private static final double MIB = 1 << 20;
+    /** Lets a refusal that closes connections just after they opened show before the count is read. */
+    private static final long SETTLE_MILLIS = 500;
+
+    private final String host;
+    private final int[] counts;
+    private final int[] actives;
+    private final int[] sizes;
+    private final long warmupMillis;
+    private final long measureMillis;
+    private final int inFlight;
+    private final int roundTripIdle;
+
+    private ScaleBenchmark(String host, int[] counts, int[] actives, int[] sizes, double warmupSeconds,
+                           double measureSeconds, int inFlight, int roundTripIdle) {
+        this.host = host;
+        this.counts = counts;
+        this.actives = actives;
+        this.sizes = sizes;
+        this.warmupMillis = (long) (warmupSeconds * 1000);
+        this.measureMillis = (long) (measureSeconds * 1000);
+        this.inFlight = inFlight;
+        this.roundTripIdle = roundTripIdle;
+    }
+
+    /** Runs the rounds and prints the report; exits with status 1 if a round ended early. */
+    public static void main(String[] args) throws Exception {
+        ExampleOptions options = ExampleOptions.parse(USAGE, args);
+        String host = options.host();
+        List<Transport> transports = new ArrayList<>();
+        for (String name : options.string("transports", "rdma,epoll").split(",")) {
+            transports.add(Transport.of(name.trim()));
+        }
+        int rounds = options.integer("rounds", 3);
+        int[] counts = ascending("counts", options.integers("counts", 1, 100, 1000, 10_000));
+        int[] actives = ascending("active", options.integers("active", 1, 8, 64, 256));
+        int[] sizes = options.integers("sizes", 4096, 65536);
+        double warmup = options.seconds("warmup", 2);
+        double time = options.seconds("time", 3);
+        int inFlight = options.integer("in-flight", 16);
+        int roundTripIdle = options.integer("round-trip-idle", 1000);
+        options.checkAllRead();
+        if (rounds < 1 || inFlight < 1) {
+            throw new IllegalArgumentException("--rounds and --in-flight: at least 1\n" + USAGE);
+        }
+        if (System.getProperty("io.netty.leakDetection.level") == null) {
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        }
+        long start = System.nanoTime();
+        ScaleBenchmark benchmark = new ScaleBenchmark(host, counts, actives, sizes, warmup, time, inFlight,
+                roundTripIdle);
+        ScaleReport report = new ScaleReport(counts, actives, sizes, inFlight);
+        boolean complete = true;
+        for (int round = 1; round <= rounds; round++) {
+            for (Transport transport : transports) {
+                ScaleRound figures = benchmark.run(transport, round);
+                complete &= figures.error == null;
+                report.add(figures);
+            }
+        }
+        printHeader(host, transports, rounds, counts, actives, sizes, warmup, time, inFlight);
+        report.print(System.out);
+        System.out.println();
+        System.out.println(String.format(Locale.ROOT, "Ran for %.1f minutes.",
+                (System.nanoTime() - start) / 60e9));
+        System.exit(complete ? 0 : 1);
+    }
+
+    private static int[] ascending(String name, int[] values) {
+        int[] sorted = values.clone();
+        Arrays.sort(sorted);
+        if (sorted.length == 0 || sorted[0] < 1) {
+            throw new IllegalArgumentException("--" + name + ": " + Arrays.toString(values) + " (expected: >= 1 each)");
+        }
+        return sorted;
+    }
+
+    private static void printHeader(String host, List<Transport> transports, int rounds, int[] counts,
+                                    int[] actives, int[] sizes, double warmup, double time, int inFlight)
+            throws IOException {
+        System.out.println("Scale: one server process per round (the transport's defaults), the client in this one; "
+                + transports.stream().map(Transport::displayName).reduce((a, b) -> a + ", " + b).orElse("")
+                + " alternating, " + rounds + " rounds, on " + host);
+        System.out.println("  idle counts " + Arrays.toString(counts) + ", active " + Arrays.toString(actives)
+                + ", sizes " + Arrays.toString(sizes) + " B, warm-up " + warmup + " s, measured " + time
+                + " s, " + inFlight + " connects in flight");
+        String tcg = System.getenv("RXE_VM_TCG_THREAD");
+        System.out.println("  java " + System.getProperty("java.version") + ", "
+                + Runtime.getRuntime().availableProcessors() + " CPUs, MemTotal "
+                + ScaleReport.bytes(KernelCounts.procKib("/proc/meminfo", "MemTotal") * ScaleReport.KIB)
+                + (System.getenv("RXE_VM") != null ? " (the VM's: RXE_VM_MEMORY=" + System.getenv("RXE_VM_MEMORY")
+                + ", accel " + System.getenv("RXE_VM_ACCEL") + (tcg != null ? ", tcg thread=" + tcg : "") + ')' : ""));
+        System.out.println();
+    }
+
+    /** Runs one round of {@code transport}: its own server process, from start to end. */
+    private ScaleRound run(Transport transport, int round) throws InterruptedException {
+        ScaleRound figures = new ScaleRound(transport.displayName(), round);
+        progress("round " + round + ", " + transport.displayName() + ": starting the server");
+        EventLoopGroup group = transport.newEventLoopGroup(THREADS);
+        try (ScaleServerProcess server = ScaleServerProcess.start(transport, host)) {
+            InetSocketAddress echo = new InetSocketAddress(host, server.echoPort());
+            InetSocketAddress sink = new InetSocketAddress(host, server.sinkPort());
+            PingPong pingPong = new PingPong(ROUND_TRIP_BYTES);
+            Channel roundTrip = bootstrap(group, transport, pingPong).connect(echo)
+                    .syncUninterruptibly().channel();
+            try {
+                progress("round " + round + ", " + transport.displayName() + ": round trip alone");
+                double[] alone = measureRoundTrip(pingPong, roundTrip, false);
+                figures.roundTripAloneP50Us = alone[0];
+                figures.roundTripAloneP99Us = alone[1];
+            } catch (IOException | ExecutionException | TimeoutException e) {
+                figures.roundTripError = "alone: " + e.getMessage();
+            }
+            for (int size : sizes) {
+                for (int active : actives) {
+                    progress("round " + round + ", " + transport.displayName() + ": " + active + " streaming "
+                            + size + " B");
+                    figures.streams.add(stream(group, transport, server, sink, active, size));
+                }
+            }
+            idleRamp(group, transport, server, sink, pingPong, roundTrip, figures);
+            roundTrip.close().await(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (IOException | RuntimeException e) {
+            figures.error = String.valueOf(e);
+        } finally {
+            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        return figures;
+    }
+
+    private void idleRamp(EventLoopGroup group, Transport transport, ScaleServerProcess server,
+                          InetSocketAddress sink, PingPong pingPong, Channel roundTrip, ScaleRound figures)
+            throws IOException, InterruptedException {
+        figures.idleBaseline = idleStep(0, awaitChildren(server, 0), null);
+        ConnectBurst burst = new ConnectBurst(bootstrap(group, transport, Idle.INSTANCE), sink, inFlight);
+        boolean besideMeasured = false;
+        try {
+            for (int count : counts) {
+                progress("round " + figures.round + ", " + transport.displayName() + ": " + count + " idle");
+                boolean all = burst.openUpTo(count);
+                Thread.sleep(SETTLE_MILLIS);
+                Map<String, String> memory = awaitChildren(server, burst.open());
+                int held = Integer.parseInt(memory.get("children"));
+                String error = null;
+                if (!all || held < count) {
+                    error = burst.failure() != null ? burst.failure()
+                            : held + " of " + count + " open at the server, " + burst.open() + " at the client";
+                }
+                figures.idle.add(idleStep(count, memory, error));
+                if (!besideMeasured && (count >= roundTripIdle || error != null || count == counts[counts.length - 1])) {
+                    besideMeasured = true;
+                    measureBeside(pingPong, roundTrip, figures, held);
+                }
+                if (error != null) {
+                    break;
+                }
+            }
+            Histogram setUp = burst.setUpNanos();
+            figures.connects = setUp.getTotalCount();
+            if (figures.connects > 0) {
+                figures.setUpP50Ms = setUp.getValueAtPercentile(50) / 1e6;
+                figures.setUpP99Ms = setUp.getValueAtPercentile(99) / 1e6;
+                figures.connectsPerSecond = figures.connects / (burst.wallNanos() / 1e9);
+            }
+        } finally {
+            burst.closeAll(TIMEOUT_SECONDS);
+        }
+    }
+
+    private void measureBeside(PingPong pingPong, Channel roundTrip, ScaleRound figures, int idle)
+            throws InterruptedException {
+        progress("round " + figures.round + ", " + figures.transport + ": round trip beside " + idle + " idle");
+        figures.roundTripBeside = idle;
+        try {
+            double[] beside = measureRoundTrip(pingPong, roundTrip, true);
+            figures.roundTripBesideP50Us = beside[0];
+            figures.roundTripBesideP99Us = beside[1];
+        } catch (IOException | ExecutionException | TimeoutException e) {
+            String why = "beside " + idle + " idle: " + e.getMessage();
+            figures.roundTripError = figures.roundTripError == null ? why : figures.roundTripError + "; " + why;
+        }
+    }
+
+    private static IdleStep idleStep(int asked, Map<String, String> memory, String error) {
+        return new IdleStep(asked, Integer.parseInt(memory.get("children")), number(memory, "registered_B"),
+                number(memory, "channel_B"), number(memory, "vmpin_kB"), number(memory, "rss_kB"), error);
+    }
+
+    private static long number(Map<String, String> fields, String name) {
+        String value = fields.get(name);
+        return value != null ? Long.parseLong(value) : -1;
+    }
+
+    /** Returns p50 and p99 in us of a measured window; {@code again}: the connection stopped after an earlier one. */
+    private double[] measureRoundTrip(PingPong pingPong, Channel channel, boolean again)
+            throws IOException, InterruptedException, ExecutionException, TimeoutException {
+        if (again) {
+            channel.eventLoop().submit(pingPong::resume).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        Thread.sleep(warmupMillis);
+        channel.eventLoop().submit(pingPong::reset).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        Thread.sleep(measureMillis);
+        Histogram histogram = channel.eventLoop().submit(pingPong::stop).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        if (pingPong.failure() != null) {
+            throw new IOException(String.valueOf(pingPong.failure()));
+        }
+        if (histogram.getTotalCount() == 0) {
+            throw new IOException("no round trip completed in the measured " + measureMillis + " ms"
+                    + (channel.isActive() ? "" : ", the connection closed"));
+        }
+        return new double[] {histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(99) / 1e3};
+    }
+
+    private StreamPoint stream(EventLoopGroup group, Transport transport, ScaleServerProcess server,
+                               InetSocketAddress sink, int active, int size) throws InterruptedException {
+        List<Streamer> streamers = Collections.synchronizedList(new ArrayList<>());
+        ConnectBurst burst = new ConnectBurst(bootstrap(group, transport, new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                Streamer streamer = new Streamer(size);
+                streamers.add(streamer);
+                ch.pipeline().addLast(streamer);
+            }
+        }), sink, inFlight);
+        try {
+            boolean all = burst.openUpTo(active);
+            String error = all ? null : "connected " + burst.size() + " of " + active + ": " + burst.failure();
+            Thread.sleep(warmupMillis);
+            Map<String, Long> before = server.sinkBytes();
+            long start = System.nanoTime();
+            Thread.sleep(measureMillis);
+            Map<String, Long> after = server.sinkBytes();
+            double seconds = (System.nanoTime() - start) / 1e9;
+            streamers.forEach(Streamer::stop);
+            for (Streamer streamer : streamers) {
+                if (streamer.failure() != null && error == null) {
+                    error = "a streaming connection failed: " + streamer.failure();
+                }
+            }
+            double total = 0;
+            double slowest = Double.MAX_VALUE;
+            double fastest = 0;
+            int connected = 0;
+            for (Map.Entry<String, Long> end : after.entrySet()) {
+                Long begin = before.get(end.getKey());
+                if (begin == null) {
+                    continue;
+                }
+                double mbps = (end.getValue() - begin) / MIB / seconds;
+                total += mbps;
+                slowest = Math.min(slowest, mbps);
+                fastest = Math.max(fastest, mbps);
+                connected++;
+            }
+            if (connected == 0) {
+                return new StreamPoint(active, size, 0, Double.NaN, Double.NaN, Double.NaN,
+                        error != null ? error : "no connection streamed through the measured window");
+            }
+            return new StreamPoint(active, size, connected, total, slowest, fastest, error);
+        } catch (IOException e) {
+            return new StreamPoint(active, size, 0, Double.NaN, Double.NaN, Double.NaN, String.valueOf(e));
+        } finally {
+            streamers.forEach(Streamer::stop);
+            burst.closeAll(TIMEOUT_SECONDS);
+            try {
+                // The next step starts on a server with no connection left of this one.
+                awaitChildren(server, 0);
+            } catch (IOException e) {
+                progress("the server still holds connections of the last streams: " + e.getMessage());
+            }
+        }
+    }
+
+    /** Polls the server until it holds {@code expected} sink connections, for at most the timeout; returns its last memory line. */
+    private static Map<String, String> awaitChildren(ScaleServerProcess server, int expected)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        for (;;) {
+            Map<String, String> memory = server.memory();
+            if (Integer.parseInt(memory.get("children")) == expected || System.nanoTime() - deadline > 0) {
+                return memory;
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private static Bootstrap bootstrap(EventLoopGroup group, Transport transport, ChannelHandler handler) {
+        return new Bootstrap().group(group).channel(transport.socketChannelClass()).handler(handler);
+    }
+
+    private static void progress(String line) {
+        System.err.println("scale: " + line);
+    }
+
+    /** An idle client connection: it sends nothing and drops what it reads; an error closes it. */
+    @ChannelHandler.Sharable
+    private static final class Idle extends ChannelInboundHandlerAdapter {
+        static final Idle INSTANCE = new Idle();
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            io.netty.util.ReferenceCountUtil.release(msg);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+}
