@@ -17,8 +17,6 @@ package org.nettyrdma.benchmark;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -36,6 +34,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ResourceLeakDetector;
 import org.HdrHistogram.Histogram;
 import org.nettyrdma.benchmark.ScaleRound.IdleStep;
@@ -53,9 +52,12 @@ import org.nettyrdma.example.Transport;
  *
  * <p>One round of one transport, on one server process:
  * <ol>
- *   <li>a round-trip connection, 64 B ping-pong: a warm-up, then the measured window, alone;</li>
+ *   <li>a round-trip connection opens first and rests, so that a server that later refuses connections
+ *       still has it;</li>
+ *   <li>warm-up streams, not counted, at each size: the server's JVM is new;</li>
  *   <li>for each size and each count of active connections: that many connections stream one way for a
  *       settling time and the measured window; the server reads each one's bytes at both ends of it;</li>
+ *   <li>the round trip alone, 64 B ping-pong: a warm-up, then the measured window;</li>
  *   <li>the idle ramp: connections that send nothing, opened with several connects in flight up to each
  *       count of {@code --counts}, the server's memory read at each, until one fails; beside the first count
  *       of at least {@code --round-trip-idle} (or where the ramp stopped) the round trip is measured again
@@ -81,6 +83,8 @@ public final class ScaleBenchmark {
     /** A task on a loop, a close, a server's count: what takes longer is stuck. */
     private static final long TIMEOUT_SECONDS = 60;
     private static final double MIB = 1 << 20;
+    /** Connections of the warm-up streams, which are not counted. */
+    private static final int WARM_UP_ACTIVE = 8;
     /** Lets a refusal that closes connections just after they opened show before the count is read. */
     private static final long SETTLE_MILLIS = 500;
 
@@ -170,8 +174,8 @@ public final class ScaleBenchmark {
         System.out.println("  java " + System.getProperty("java.version") + ", "
                 + Runtime.getRuntime().availableProcessors() + " CPUs, MemTotal "
                 + ScaleReport.bytes(KernelCounts.procKib("/proc/meminfo", "MemTotal") * ScaleReport.KIB)
-                + (System.getenv("RXE_VM") != null ? " (the VM's: RXE_VM_MEMORY=" + System.getenv("RXE_VM_MEMORY")
-                + ", accel " + System.getenv("RXE_VM_ACCEL") + (tcg != null ? ", tcg thread=" + tcg : "") + ')' : ""));
+                + (System.getenv("RXE_VM_ACCEL") != null ? ", accel " + System.getenv("RXE_VM_ACCEL") : "")
+                + (tcg != null ? ", tcg thread=" + tcg : ""));
         System.out.println();
     }
 
@@ -186,13 +190,13 @@ public final class ScaleBenchmark {
             PingPong pingPong = new PingPong(ROUND_TRIP_BYTES);
             Channel roundTrip = bootstrap(group, transport, pingPong).connect(echo)
                     .syncUninterruptibly().channel();
-            try {
-                progress("round " + round + ", " + transport.displayName() + ": round trip alone");
-                double[] alone = measureRoundTrip(pingPong, roundTrip, false);
-                figures.roundTripAloneP50Us = alone[0];
-                figures.roundTripAloneP99Us = alone[1];
-            } catch (IOException | ExecutionException | TimeoutException e) {
-                figures.roundTripError = "alone: " + e.getMessage();
+            // Opened first, so that a server that stops taking connections later still has this one;
+            // it rests until the server's JIT has seen the streams.
+            stop(pingPong, roundTrip);
+            for (int size : sizes) {
+                // Not counted: a new server JVM's first streams run partly interpreted.
+                progress("round " + round + ", " + transport.displayName() + ": warm-up, streaming " + size + " B");
+                stream(group, transport, server, sink, Math.min(WARM_UP_ACTIVE, actives[actives.length - 1]), size);
             }
             for (int size : sizes) {
                 for (int active : actives) {
@@ -200,6 +204,14 @@ public final class ScaleBenchmark {
                             + size + " B");
                     figures.streams.add(stream(group, transport, server, sink, active, size));
                 }
+            }
+            try {
+                progress("round " + round + ", " + transport.displayName() + ": round trip alone");
+                double[] alone = measureRoundTrip(pingPong, roundTrip);
+                figures.roundTripAloneP50Us = alone[0];
+                figures.roundTripAloneP99Us = alone[1];
+            } catch (IOException | ExecutionException | TimeoutException e) {
+                figures.roundTripError = "alone: " + e.getMessage();
             }
             idleRamp(group, transport, server, sink, pingPong, roundTrip, figures);
             roundTrip.close().await(TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -214,7 +226,7 @@ public final class ScaleBenchmark {
     private void idleRamp(EventLoopGroup group, Transport transport, ScaleServerProcess server,
                           InetSocketAddress sink, PingPong pingPong, Channel roundTrip, ScaleRound figures)
             throws IOException, InterruptedException {
-        figures.idleBaseline = idleStep(0, awaitChildren(server, 0), null);
+        figures.idleBaseline = idleStep(0, awaitSettled(server), null);
         ConnectBurst burst = new ConnectBurst(bootstrap(group, transport, Idle.INSTANCE), sink, inFlight);
         boolean besideMeasured = false;
         try {
@@ -255,7 +267,7 @@ public final class ScaleBenchmark {
         progress("round " + figures.round + ", " + figures.transport + ": round trip beside " + idle + " idle");
         figures.roundTripBeside = idle;
         try {
-            double[] beside = measureRoundTrip(pingPong, roundTrip, true);
+            double[] beside = measureRoundTrip(pingPong, roundTrip);
             figures.roundTripBesideP50Us = beside[0];
             figures.roundTripBesideP99Us = beside[1];
         } catch (IOException | ExecutionException | TimeoutException e) {
@@ -274,12 +286,10 @@ public final class ScaleBenchmark {
         return value != null ? Long.parseLong(value) : -1;
     }
 
-    /** Returns p50 and p99 in us of a measured window; {@code again}: the connection stopped after an earlier one. */
-    private double[] measureRoundTrip(PingPong pingPong, Channel channel, boolean again)
+    /** Resumes the round trips of a stopped {@code pingPong}; returns p50 and p99 in us of a measured window. */
+    private double[] measureRoundTrip(PingPong pingPong, Channel channel)
             throws IOException, InterruptedException, ExecutionException, TimeoutException {
-        if (again) {
-            channel.eventLoop().submit(pingPong::resume).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        }
+        channel.eventLoop().submit(pingPong::resume).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         Thread.sleep(warmupMillis);
         channel.eventLoop().submit(pingPong::reset).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         Thread.sleep(measureMillis);
@@ -354,6 +364,34 @@ public final class ScaleBenchmark {
         }
     }
 
+    private static void stop(PingPong pingPong, Channel channel) throws InterruptedException {
+        try {
+            channel.eventLoop().submit(pingPong::stop).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("the round-trip connection's loop did not stop it", e);
+        }
+    }
+
+    /**
+     * Polls the server until its registered memory and connections read the same twice a second apart:
+     * a closed RDMA connection keeps its memory until its last sends completed, and the idle ramp's
+     * baseline must not count the streams' connections still draining.
+     */
+    private static Map<String, String> awaitSettled(ScaleServerProcess server) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        Map<String, String> last = awaitChildren(server, 0);
+        for (;;) {
+            Thread.sleep(1000);
+            Map<String, String> now = server.memory();
+            boolean same = now.get("children").equals(last.get("children"))
+                    && String.valueOf(now.get("registered_B")).equals(String.valueOf(last.get("registered_B")));
+            if (same || System.nanoTime() - deadline > 0) {
+                return now;
+            }
+            last = now;
+        }
+    }
+
     /** Polls the server until it holds {@code expected} sink connections, for at most the timeout; returns its last memory line. */
     private static Map<String, String> awaitChildren(ScaleServerProcess server, int expected)
             throws IOException, InterruptedException {
@@ -382,7 +420,7 @@ public final class ScaleBenchmark {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            io.netty.util.ReferenceCountUtil.release(msg);
+            ReferenceCountUtil.release(msg);
         }
 
         @Override

@@ -21,6 +21,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 import org.nettyrdma.benchmark.ScaleRound.IdleStep;
@@ -213,30 +215,27 @@ final class ScaleReport {
     /** {@code count} idle connections stay under {@code limit} registered in total. */
     static String totalTarget(ScaleRound memory, int count, long limit) {
         String target = count + " idle connections < " + bytes(limit) + " registered in total";
-        IdleStep stop = stoppedAtOrBefore(memory, count);
-        if (stop != null) {
-            return verdict(false, target, "the ramp stopped at " + stop.held() + ": " + stop.error());
-        }
-        IdleStep step = memory == null ? null : memory.idleStep(count);
-        if (step == null) {
-            return verdict(null, target, "--counts has no " + count);
-        }
-        return verdict(step.registeredBytes() < limit, target, bytes(step.registeredBytes()) + ", "
-                + ratio((double) step.registeredBytes() / limit) + " the target");
+        return atCount(memory, count, target, step -> verdict(step.registeredBytes() < limit, target,
+                bytes(step.registeredBytes()) + ", " + ratio((double) step.registeredBytes() / limit) + " the target"));
     }
 
     /** One server holds {@code count} idle connections. */
     static String heldTarget(ScaleRound memory, int count) {
         String target = "one server holds " + count + " connections";
+        return atCount(memory, count, target, step -> verdict(step.held() >= count, target, "held " + step.held()));
+    }
+
+    /**
+     * Judges the ramp's step of {@code count}: missed where the ramp stopped at or before it, not measured
+     * where {@code --counts} lacks it.
+     */
+    private static String atCount(ScaleRound memory, int count, String target, Function<IdleStep, String> judge) {
         IdleStep stop = stoppedAtOrBefore(memory, count);
         if (stop != null) {
             return verdict(false, target, "the ramp stopped at " + stop.held() + ": " + stop.error());
         }
         IdleStep step = memory == null ? null : memory.idleStep(count);
-        if (step == null) {
-            return verdict(null, target, "--counts has no " + count);
-        }
-        return verdict(step.held() >= count, target, "held " + step.held());
+        return step == null ? verdict(null, target, "--counts has no " + count) : judge.apply(step);
     }
 
     private String activeTarget(int size) {
@@ -261,7 +260,7 @@ final class ScaleReport {
     }
 
     /** Returns "; epoll ..." for the transports beside rdma, or nothing. */
-    private String context(java.util.function.Function<List<ScaleRound>, Spread> figure, String unit) {
+    private String context(Function<List<ScaleRound>, Spread> figure, String unit) {
         StringBuilder context = new StringBuilder();
         rounds.forEach((transport, list) -> {
             Spread spread = figure.apply(list);
@@ -312,7 +311,7 @@ final class ScaleReport {
         return list.stream().filter(round -> !round.idle.isEmpty()).findFirst().orElse(null);
     }
 
-    private void forEachRound(java.util.function.Consumer<ScaleRound> action) {
+    private void forEachRound(Consumer<ScaleRound> action) {
         rounds.values().forEach(list -> list.forEach(action));
     }
 
