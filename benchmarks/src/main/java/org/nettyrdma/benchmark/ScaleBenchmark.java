@@ -166,7 +166,7 @@ public final class ScaleBenchmark {
             throws IOException {
         System.out.println("Scale: one server process per round (the transport's defaults), the client in this one; "
                 + transports.stream().map(Transport::displayName).reduce((a, b) -> a + ", " + b).orElse("")
-                + " alternating, " + rounds + " rounds, on " + host);
+                + " alternating, " + rounds + (rounds == 1 ? " round" : " rounds") + ", on " + host);
         System.out.println("  idle counts " + Arrays.toString(counts) + ", active " + Arrays.toString(actives)
                 + ", sizes " + Arrays.toString(sizes) + " B, warm-up " + warmup + " s, measured " + time
                 + " s, " + inFlight + " connects in flight");

@@ -68,7 +68,7 @@ final class ScaleReport {
 
     void print(PrintStream out) {
         int roundCount = rounds.values().stream().mapToInt(List::size).max().orElse(0);
-        out.println("Timed figures: median [min-max] of " + roundCount + " interleaved rounds; memory: one reading"
+        out.println("Timed figures: median [min-max] of " + roundCount + " interleaved round(s); memory: one reading"
                 + " per count, from the first round that has it. MB = 2^20 bytes.");
         printRoundErrors(out);
         printIdle(out);
