@@ -221,7 +221,7 @@ RN_NATIVE(void, reject)(JNIEnv *env, jclass clazz NR_UNUSED, jlong id, jlong pri
  * attr.cap, and rxe for one rounds queue sizes up.
  */
 RN_NATIVE(jlong, createQp)(JNIEnv *env, jclass clazz NR_UNUSED, jlong id, jlong pd, jlong sendCq,
-                           jlong recvCq, jlong capInOut) {
+                           jlong recvCq, jlong srq, jlong capInOut) {
     if (id == 0 || pd == 0 || sendCq == 0 || recvCq == 0 || capInOut == 0) {
         nr_throw_null(env, "rdma_create_qp",
                       id == 0 ? "rdma_cm_id" : pd == 0 ? "ibv_pd" : capInOut == 0 ? "QP cap record" : "ibv_cq");
@@ -247,6 +247,12 @@ RN_NATIVE(jlong, createQp)(JNIEnv *env, jclass clazz NR_UNUSED, jlong id, jlong 
     attr.cap.max_send_sge = (uint32_t) send_sge;
     attr.cap.max_recv_sge = (uint32_t) recv_sge;
     attr.cap.max_inline_data = (uint32_t) inline_data;
+    if (srq != 0) {
+        // Receives come from the shared queue; a QP on one has no receive queue of its own.
+        attr.srq = nr_ptr(srq);
+        attr.cap.max_recv_wr = 0;
+        attr.cap.max_recv_sge = 0;
+    }
     struct rdma_cm_id *cm_id = nr_ptr(id);
     if (rdma_create_qp(cm_id, nr_ptr(pd), &attr) != 0) {
         nr_throw_errno(env, "rdma_create_qp", errno);
@@ -345,6 +351,58 @@ RN_NATIVE(void, queryDevice)(JNIEnv *env, jclass clazz NR_UNUSED, jlong context,
     nr_put_u32(attrOut, RN(DEVICE_PHYS_PORT_COUNT_OFFSET), device.phys_port_cnt);
     nr_put_u32(attrOut, RN(DEVICE_VENDOR_ID_OFFSET), device.vendor_id);
     nr_put_u32(attrOut, RN(DEVICE_CAP_FLAGS_OFFSET), device.device_cap_flags);
+    nr_put_u32(attrOut, RN(DEVICE_MAX_SRQ_OFFSET), (uint32_t) device.max_srq);
+    nr_put_u32(attrOut, RN(DEVICE_MAX_SRQ_WR_OFFSET), (uint32_t) device.max_srq_wr);
+}
+
+/*
+ * Shared receive queues: DiSNI 2.1 has none. One SGE per receive, as every receive of the
+ * transport has; srq_limit 0 leaves the limit event unarmed (the transport backs every credit it
+ * grants with a posted receive, so it never needs the event to refill).
+ */
+RN_NATIVE(jlong, createSrq)(JNIEnv *env, jclass clazz NR_UNUSED, jlong pd, jint maxWr) {
+    if (pd == 0) {
+        nr_throw_null(env, "ibv_create_srq", "ibv_pd");
+        return NR_NO_HANDLE;
+    }
+    if (maxWr <= 0) {
+        nr_throw_errno(env, "ibv_create_srq", EINVAL);
+        return NR_NO_HANDLE;
+    }
+    struct ibv_srq_init_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    attr.attr.max_wr = (uint32_t) maxWr;
+    attr.attr.max_sge = 1;
+    struct ibv_srq *srq = ibv_create_srq(nr_ptr(pd), &attr);
+    if (srq == NULL) {
+        nr_throw_errno(env, "ibv_create_srq", errno);
+        return NR_NO_HANDLE;
+    }
+    return nr_handle(srq);
+}
+
+RN_NATIVE(void, postSrqRecv)(JNIEnv *env, jclass clazz NR_UNUSED, jlong srq, jlong wrList) {
+    if (srq == 0 || wrList == 0) {
+        nr_throw_null(env, "ibv_post_srq_recv", srq == 0 ? "ibv_srq" : "ibv_recv_wr");
+        return;
+    }
+    struct ibv_recv_wr *bad = NULL;
+    int err = ibv_post_srq_recv(nr_ptr(srq), nr_ptr(wrList), &bad);
+    if (err != 0) {
+        nr_throw_errno(env, "ibv_post_srq_recv", err);
+    }
+}
+
+RN_NATIVE(void, destroySrq)(JNIEnv *env, jclass clazz NR_UNUSED, jlong srq) {
+    if (srq == 0) {
+        nr_throw_null(env, "ibv_destroy_srq", "ibv_srq");
+        return;
+    }
+    // Returns the error number rather than -1 with errno.
+    int err = ibv_destroy_srq(nr_ptr(srq));
+    if (err != 0) {
+        nr_throw_errno(env, "ibv_destroy_srq", err);
+    }
 }
 
 RN_NATIVE(jstring, deviceName)(JNIEnv *env, jclass clazz NR_UNUSED, jlong context) {

@@ -300,13 +300,16 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
      * every completion of the queue pair already there, and the first flush ends the input in order
      * ({@link RdmaConnection#onCompletion}). The loop's queues are not drained for it, which a peer
      * that connects and disconnects in a loop would make the loop do for every connection
-     * (docs/decisions.md#disconnect-by-flush). With nothing posted, nothing can be left in the queue.
+     * (docs/decisions.md#disconnect-by-flush). Receives come from the loop's shared queue, which the
+     * error state does not flush: with no send posted, a Send of no bytes is posted to be flushed
+     * ({@link RdmaConnection#disconnect}). Only if even that fails does the input end at once.
      */
     final void peerDisconnected() {
         peerDisconnectSeen = true;
-        if (connection != null && connection.outstandingWorkRequests() > 0) {
+        if (connection != null) {
             disconnectQueuePair();
-        } else {
+        }
+        if (connection == null || connection.outstandingWorkRequests() == 0) {
             ((RdmaStreamUnsafe) unsafe()).connectionLost();
         }
     }
@@ -321,8 +324,9 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
 
     /**
      * Frees a closing channel's queue pair once every work request it posted has come back: only then
-     * does no completion refer to its memory, and its registration leaves the loop. While the queue
-     * pair works its receives are posted, so none outstanding means it was disconnected or failed.
+     * does no completion refer to its memory, and its registration leaves the loop. A disconnect
+     * leaves a send outstanding until every completion of the queue pair came back
+     * ({@link RdmaConnection#disconnect}), so none outstanding while closing means none will come.
      */
     private void freeIfDrained() {
         if (state() == RdmaChannelState.CLOSING && connection != null && connection.outstandingWorkRequests() == 0) {

@@ -109,6 +109,27 @@ final class Admission {
             return true;
         }
 
+        /**
+         * Counts {@code bytes} more as held if the address stays within {@code cap} with them.
+         *
+         * @return {@code false} if it would not; then nothing changed
+         */
+        boolean holdMore(long bytes, long cap) {
+            if (address == null) {
+                return true;
+            }
+            if (!tryAdd(address, bytes, cap)) {
+                return false;
+            }
+            held += bytes;
+            return true;
+        }
+
+        /** Counts {@code bytes} less as held. */
+        void holdLess(long bytes) {
+            hold(held - bytes);
+        }
+
         /** Says that the connection holds {@code bytes} now. */
         void hold(long bytes) {
             if (address != null && bytes != held) {

@@ -33,6 +33,8 @@ final class ConnectionCounters {
     long receivedBytes;
     long creditStalls;
     long keepAliveProbes;
+    /** Times the peer's share of the shared receive queue grew. */
+    long shareGrowths;
 
     void sent(int payload) {
         sends++;

@@ -16,6 +16,7 @@
 package org.nettyrdma.channel.rdma;
 
 import java.util.ArrayDeque;
+import java.util.function.IntConsumer;
 
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 
@@ -129,8 +130,13 @@ final class InboundQueue {
         }
     }
 
-    /** Drops every message: the memory they are in is gone. */
-    void clear() {
+    /** Empties the queue, giving each slot a message still waits in to {@code slotReleaser}. */
+    void clear(IntConsumer slotReleaser) {
+        for (Message message : queue) {
+            if (message.slot >= 0) {
+                slotReleaser.accept(message.slot);
+            }
+        }
         queue.clear();
     }
 }

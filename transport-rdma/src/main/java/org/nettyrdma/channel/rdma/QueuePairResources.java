@@ -28,16 +28,16 @@ import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
-import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
+import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 
 /**
- * The verbs objects of one connection, and their frees: the queue pair, its reservation in the
- * loop's completion queue, the receive slots, and, from this side's {@code HELLO} on, the ring the
- * peer writes into with its memory window, and the send buffer.
+ * The verbs objects of one connection, and their frees: the queue pair, made on the loop's shared
+ * receive queue, its reservation in the loop's completion queue, and, from this side's
+ * {@code HELLO} on, the ring the peer writes into with its memory window, and the send buffer.
  *
  * <p>The ring and the send buffer are made only when this side sends its {@code HELLO}: an accepting
  * side sends it in answer to the peer's, so a peer that connects and never speaks holds a queue pair
- * and the receive slots, not the whole connection's memory.
+ * and its reservation in the shared receive queue ({@link RdmaReceiver}), no memory of its own.
  *
  * <p>The ring is registered without remote access; the peer writes into it through a type-2 memory
  * window bound to this connection's queue pair (docs/security.md). A window's rkey works only on the
@@ -60,7 +60,7 @@ final class QueuePairResources {
     private final CompletionQueue cq;
     private final int cqEntries;
     private final long id;
-    private RegisteredBuffer receiveSlots;
+    private final SharedReceiveQueue srq;
     /** The {@code ibv_qp*}; 0 until created. */
     private long qp;
     private int qpNum;
@@ -71,24 +71,25 @@ final class QueuePairResources {
     private RegisteredBuffer sendBuffer;
     private boolean closed;
 
-    private QueuePairResources(CompletionQueue cq, int cqEntries, long id) {
+    private QueuePairResources(CompletionQueue cq, int cqEntries, long id, SharedReceiveQueue srq) {
         this.device = cq.device();
         this.cq = cq;
         this.cqEntries = cqEntries;
         this.id = id;
+        this.srq = srq;
     }
 
     /**
-     * Registers the receive slots and creates the queue pair on {@code id}, with {@code cqEntries}
-     * already reserved in {@code cq}: the result owns that reservation. All or nothing: on failure
-     * whatever was made is freed, in reverse order, and the reservation is returned.
+     * Creates the queue pair on {@code id}, taking its receives from {@code srq}, with
+     * {@code cqEntries} already reserved in {@code cq}: the result owns that reservation. All or
+     * nothing: on failure whatever was made is freed, in reverse order, and the reservation is returned.
      */
-    static QueuePairResources create(CompletionQueue cq, int cqEntries, long id, int slots, int slotSize,
-                                     int sendDepth, int maxInlineData, int ringSize, int sendSize) throws IOException {
-        QueuePairResources resources = new QueuePairResources(cq, cqEntries, id);
+    static QueuePairResources create(CompletionQueue cq, int cqEntries, long id, SharedReceiveQueue srq,
+                                     int sendDepth, int maxInlineData) throws IOException {
+        QueuePairResources resources = new QueuePairResources(cq, cqEntries, id, srq);
         boolean created = false;
         try {
-            resources.open(slots, slotSize, sendDepth, maxInlineData, ringSize, sendSize);
+            resources.open(sendDepth, maxInlineData);
             created = true;
             return resources;
         } finally {
@@ -98,26 +99,17 @@ final class QueuePairResources {
         }
     }
 
-    /** Makes the slots and the queue pair, each stored as soon as it exists so that {@link #close()} frees it. */
-    private void open(int slots, int slotSize, int sendDepth, int maxInlineData, int ringSize, int sendSize)
-            throws IOException {
-        // A connection the limit cannot hold is refused now, with the reason, rather than after the
-        // peer's HELLO. Only the slots are reserved until then: a peer that never speaks holds no more.
-        long connection = registeredBytes(slots, slotSize, ringSize, sendSize);
-        if (!RegisteredMemoryBudget.hasRoom(connection)) {
-            throw RegisteredMemoryBudget.refusal("a connection", connection);
-        }
-        receiveSlots = new RegisteredBuffer(device, slots * slotSize, RegisteredBuffer.LOCAL_WRITE,
-                "the receive slots of a connection");
+    /** Makes the queue pair, stored as soon as it exists so that {@link #close()} frees it. */
+    private void open(int sendDepth, int maxInlineData) throws IOException {
         ByteBuffer cap = ByteBuffer.allocateDirect(RdmaNative.QP_CAP_SIZE).order(ByteOrder.nativeOrder());
-        qp = createQp(device, cq, id, cap, slots, sendDepth, maxInlineData);
+        qp = createQp(device, cq, id, srq, cap, sendDepth, maxInlineData);
         // A device may grant more than was asked (rxe reports room for one SGE, 16 bytes, when 0
         // was asked); what the user asked for still bounds it, so that 0 means none.
         maxInline = Math.min(maxInlineData, cap.getInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET));
         qpNum = verbs._getQpNum(qp);
     }
 
-    /** Returns the registered bytes of a connection's slots, ring and send buffer together. */
+    /** Returns the registered bytes of a connection's share of receive slots, ring and send buffer together. */
     static long registeredBytes(int slots, int slotSize, int ringSize, int sendSize) {
         return (long) slots * slotSize + ringSize + sendSize;
     }
@@ -126,21 +118,22 @@ final class QueuePairResources {
      * Creates the queue pair with room for {@code inline} bytes of inline data; if the device refuses
      * that, without inline data, since a provider's limit cannot be queried before.
      */
-    private static long createQp(RdmaDevice device, CompletionQueue cq, long id, ByteBuffer cap, int slots,
-                                 int sendDepth, int inline) throws IOException {
+    private static long createQp(RdmaDevice device, CompletionQueue cq, long id, SharedReceiveQueue srq,
+                                 ByteBuffer cap, int sendDepth, int inline) throws IOException {
         cap.putInt(RdmaNative.QP_CAP_MAX_SEND_WR_OFFSET, sendDepth)
-                .putInt(RdmaNative.QP_CAP_MAX_RECV_WR_OFFSET, slots)
+                .putInt(RdmaNative.QP_CAP_MAX_RECV_WR_OFFSET, 0)
                 .putInt(RdmaNative.QP_CAP_MAX_SEND_SGE_OFFSET, 1)
-                .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, 1)
+                .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, 0)
                 .putInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET, inline);
         try {
-            return RdmaNative.createQp(id, device.pd(), cq.cq(), cq.cq(), RdmaNative.directBufferAddress(cap));
+            return RdmaNative.createQp(id, device.pd(), cq.cq(), cq.cq(), srq.srq(),
+                    RdmaNative.directBufferAddress(cap));
         } catch (IOException e) {
             if (inline == 0) {
                 throw e;
             }
             try {
-                return createQp(device, cq, id, cap, slots, sendDepth, 0);
+                return createQp(device, cq, id, srq, cap, sendDepth, 0);
             } catch (IOException again) {
                 again.addSuppressed(e);
                 throw again;
@@ -194,8 +187,9 @@ final class QueuePairResources {
         return maxInline;
     }
 
-    RegisteredBuffer receiveSlots() {
-        return receiveSlots;
+    /** Returns the shared receive queue the queue pair takes its receives from. */
+    SharedReceiveQueue sharedReceiveQueue() {
+        return srq;
     }
 
     /** The ring; {@code null} before {@link #openBuffers}, and for a connection without one. */
@@ -213,10 +207,9 @@ final class QueuePairResources {
         return sendBuffer;
     }
 
-    /** Returns the registered bytes held now. */
+    /** Returns the registered bytes of its own held now: the ring and the send buffer. */
     long registeredBytes() {
-        return (long) (receiveSlots != null ? receiveSlots.size() : 0) + (ring != null ? ring.size() : 0)
-                + (sendBuffer != null ? sendBuffer.size() : 0);
+        return (long) (ring != null ? ring.size() : 0) + (sendBuffer != null ? sendBuffer.size() : 0);
     }
 
     /**
@@ -256,6 +249,7 @@ final class QueuePairResources {
             deallocWindow(window);
             window = 0;
             if (qp != 0) {
+                srq.detach(qpNum);
                 int result = verbs._destroyQP(id);
                 if (result != 0) {
                     logger.warn("qp {}: rdma_destroy_qp returned {}", qpNum, result);
@@ -265,7 +259,6 @@ final class QueuePairResources {
             try {
                 closeBuffer(sendBuffer);
                 closeBuffer(ring);
-                closeBuffer(receiveSlots);
             } finally {
                 cq.unreserve(cqEntries);
             }

@@ -33,6 +33,8 @@ import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
+import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
+import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
 
 /**
@@ -73,6 +75,15 @@ final class RdmaConnection implements CompletionListener {
 
         /** The queue pair went to the error state without an error of its own (a disconnect). */
         void connectionLost();
+
+        /**
+         * Asks whether the connection may hold {@code bytes} more registered memory; if so they count
+         * as held from now on ({@link #heldLess} gives them back).
+         */
+        boolean mayHoldMore(long bytes);
+
+        /** The connection holds {@code bytes} less registered memory than it told. */
+        void heldLess(long bytes);
     }
 
     private final Events events;
@@ -101,14 +112,14 @@ final class RdmaConnection implements CompletionListener {
     private boolean closed;
 
     /**
-     * Creates the queue pair on {@code id} with the receive slots, in {@code cq} where
-     * {@link #completionQueueEntries} are reserved for it, and posts every receive: all before the
-     * connection is established, so no Send from the peer can find no receive. The ring and the send
-     * buffer follow with this side's {@code HELLO}. All or nothing: if any step fails, everything made
-     * before it is freed and the reservation is returned.
+     * Creates the queue pair on {@code id}, in {@code cq} where {@link #completionQueueEntries} are
+     * reserved for it and on the shared receive queue {@code srq}, and reserves the peer's first
+     * slots there: all before the connection is established, so no Send from the peer can find no
+     * receive. The ring and the send buffer follow with this side's {@code HELLO}. All or nothing: if
+     * any step fails, everything made before it is freed and the reservations are returned.
      */
-    RdmaConnection(Events events, EventLoop eventLoop, CompletionQueue cq, long id, RdmaSocketChannelConfig config,
-                   boolean accepted) throws IOException {
+    RdmaConnection(Events events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq, long id,
+                   RdmaSocketChannelConfig config, boolean accepted) throws IOException {
         this.events = events;
         this.eventLoop = eventLoop;
         this.config = config;
@@ -121,17 +132,24 @@ final class RdmaConnection implements CompletionListener {
         this.ringSize = ringSize(config, device);
         this.sendBufferSize = config.getSendBufferSize();
         int sendDepth = sendQueueDepth(config, device);
-        resources = QueuePairResources.create(cq, completionQueueEntries(config, device), id, slots, slotSize,
-                sendDepth, config.getMaxInlineData(), ringSize, sendBufferSize);
+        // A connection the limit cannot hold is refused now, with the reason, rather than after the
+        // peer's HELLO: a peer that never speaks holds one shared slot until then, no more.
+        long atStart = registeredBytesAtStart(config, device);
+        if (!RegisteredMemoryBudget.hasRoom(atStart)) {
+            throw RegisteredMemoryBudget.refusal("a connection", atStart);
+        }
+        resources = QueuePairResources.create(cq, completionQueueEntries(config, device), id, srq, sendDepth,
+                config.getMaxInlineData());
         qpNum = resources.qpNum();
         boolean created = false;
         try {
-            receiver = new RdmaReceiver(new ReceiverListener(), eventLoop, resources, slots, slotSize, ringSize,
+            receiver = new RdmaReceiver(new ReceiverListener(), eventLoop, resources, slots, ringSize,
                     config.isReceiveInPlace(), counters);
             sender = new RdmaSender(device, resources.qp(), resources.maxInline(), sendDepth, sendBufferSize,
                     receiver.owed(), counters);
-            cq.claim(id, sender.chain(), receiver.chain());
-            receiver.postAll();
+            cq.claim(id, sender.chain());
+            cq.attach(srq, id, qpNum);
+            receiver.reserveForHello(accepted);
             created = true;
         } finally {
             if (!created) {
@@ -146,11 +164,13 @@ final class RdmaConnection implements CompletionListener {
 
     /**
      * Returns the registered bytes a connection with {@code config} on {@code device} holds once both
-     * {@code HELLO}s are out: its receive slots, its ring if it opens one, and its send buffer.
+     * {@code HELLO}s are out, before its peer's share grows: its first slots of the shared receive
+     * queue, its ring if it opens one, and its send buffer. Growth asks again
+     * ({@link Events#mayHoldMore}).
      */
-    static long registeredBytesAtMost(RdmaSocketChannelConfig config, RdmaDevice device) {
-        return QueuePairResources.registeredBytes(config.getReceiveSlots(), config.getSlotSize(),
-                ringSize(config, device), config.getSendBufferSize());
+    static long registeredBytesAtStart(RdmaSocketChannelConfig config, RdmaDevice device) {
+        return QueuePairResources.registeredBytes(Math.min(RdmaReceiver.INITIAL_SHARE, config.getReceiveSlots()),
+                config.getSlotSize(), ringSize(config, device), config.getSendBufferSize());
     }
 
     /**
@@ -189,9 +209,9 @@ final class RdmaConnection implements CompletionListener {
         return new RdmaChannelMetrics(counters, open ? registeredBytes() : 0, open ? resources.maxInline() : 0);
     }
 
-    /** Returns the registered bytes this connection holds. */
+    /** Returns the registered bytes this connection holds: its own, and the shared receive slots reserved for it. */
     long registeredBytes() {
-        return resources.registeredBytes();
+        return resources.registeredBytes() + receiver.registeredBytes();
     }
 
     /**
@@ -201,6 +221,7 @@ final class RdmaConnection implements CompletionListener {
      * {@code HELLO} that carries its key.
      */
     void sendHello() throws IOException {
+        receiver.reserveShare();
         resources.openBuffers(ringSize, sendBufferSize);
         RegisteredBuffer ring = resources.ring();
         receiver.open(ring);
@@ -209,9 +230,10 @@ final class RdmaConnection implements CompletionListener {
         if (ring != null) {
             resources.bindRing(sender.chain().stamp(sender.nextSequence()));
             sender.postedOutsideChain();
-            hello = HelloMessage.of(slots, slotSize, ring.size(), ring.address(), resources.ringKey());
+            hello = HelloMessage.of(receiver.owed().grantedSlots(), receiver.maxShare(), slotSize, ring.size(),
+                    ring.address(), resources.ringKey());
         } else {
-            hello = HelloMessage.of(slots, slotSize, 0, 0, 0);
+            hello = HelloMessage.of(receiver.owed().grantedSlots(), receiver.maxShare(), slotSize, 0, 0, 0);
         }
         logger.debug("qp {}: posting this side's HELLO", qpNum);
         sender.sendHello(hello);
@@ -325,19 +347,20 @@ final class RdmaConnection implements CompletionListener {
      * are still counted.
      */
     int outstandingWorkRequests() {
-        return receiver.outstanding() + sender.outstanding();
+        return sender.outstanding();
     }
 
     /** Says which work requests are outstanding, for the log of a drain that did not end. */
     String describeOutstanding() {
-        return receiver.outstanding() + " receives and " + sender.outstanding() + " sends";
+        return sender.outstanding() + " sends";
     }
 
     @Override
     public void onCompletion(long wrId, int status, int opcode, int byteLength, int immediate, int flags) {
         boolean receive = RdmaReceiver.isReceive(wrId);
-        if (receive) {
-            receiver.completed();
+        if (receive && (closed || status != WorkCompletionStatus.SUCCESS)) {
+            // A shared slot that nobody takes goes back to the queue.
+            receiver.discard(wrId);
         }
         if (status == WorkCompletionStatus.WR_FLUSH_ERR) {
             // The QP went to the error state: the peer disconnected (or this side did). Every posted
@@ -428,6 +451,7 @@ final class RdmaConnection implements CompletionListener {
         }
         if (received == RdmaReceiver.RECEIVED_WRITE) {
             events.inboundAvailable();
+            maybeSendCredit();
             return;
         }
         MessageHeader header = receiver.header();
@@ -441,6 +465,9 @@ final class RdmaConnection implements CompletionListener {
         if (header.returnedSlots() > 0 || header.returnedRingBytes() > 0) {
             events.writeSpaceAvailable();
         }
+        // The peer's share may have grown with this message: it learns so whether or not the
+        // pipeline reads now.
+        maybeSendCredit();
     }
 
     /** Returns {@code true} if messages wait to be read. */
@@ -471,6 +498,16 @@ final class RdmaConnection implements CompletionListener {
     void disconnect() {
         receiver.stopPosting();
         resources.disconnect();
+        // Receives come from the shared queue, which the error state does not flush: a Send of no
+        // bytes, flushed at once, comes back after every completion this queue pair had made
+        // (docs/decisions.md#disconnect-by-flush). Sends already posted do the same.
+        if (!hasOutstandingSends()) {
+            try {
+                sender.postFlushMarker();
+            } catch (IOException e) {
+                logger.debug("qp {}: posting the flush marker failed", qpNum, e);
+            }
+        }
     }
 
     /**
@@ -514,6 +551,16 @@ final class RdmaConnection implements CompletionListener {
         @Override
         public void receiveFailed(IOException cause) {
             events.connectionFailed(cause);
+        }
+
+        @Override
+        public boolean mayHoldMore(long bytes) {
+            return events.mayHoldMore(bytes);
+        }
+
+        @Override
+        public void heldLess(long bytes) {
+            events.heldLess(bytes);
         }
     }
 }

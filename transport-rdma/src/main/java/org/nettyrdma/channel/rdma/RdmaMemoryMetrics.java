@@ -18,6 +18,7 @@ package org.nettyrdma.channel.rdma;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
 import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
+import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 
 /**
  * The registered memory of the whole process, as the transport counts it: what connections hold
@@ -42,6 +43,8 @@ public final class RdmaMemoryMetrics {
     private final long registeredBytes;
     private final long connectionBytes;
     private final int connectionRegions;
+    private final long sharedReceiveBytes;
+    private final int sharedReceiveRegions;
     private final long allocatorBytes;
     private final int allocatorRegions;
     private final long limitBytes;
@@ -51,8 +54,14 @@ public final class RdmaMemoryMetrics {
 
     private RdmaMemoryMetrics() {
         registeredBytes = RegisteredMemoryBudget.used();
-        connectionBytes = RegisteredBuffer.liveBytes();
-        connectionRegions = RegisteredBuffer.liveRegistrations();
+        // Shared slots are registered buffers too: a connection's are the rest. A chunk registered or
+        // freed between the reads may be miscounted by one for that moment.
+        long buffers = RegisteredBuffer.liveBytes();
+        int regions = RegisteredBuffer.liveRegistrations();
+        sharedReceiveBytes = SharedReceiveQueue.liveBytes();
+        sharedReceiveRegions = SharedReceiveQueue.liveRegions();
+        connectionBytes = Math.max(0, buffers - sharedReceiveBytes);
+        connectionRegions = Math.max(0, regions - sharedReceiveRegions);
         allocatorBytes = RegisteredSlab.registeredBytes();
         allocatorRegions = RegisteredSlab.registrations();
         limitBytes = RegisteredMemoryBudget.limit();
@@ -71,7 +80,10 @@ public final class RdmaMemoryMetrics {
         return registeredBytes;
     }
 
-    /** Returns the bytes connections hold: receive slots, rings and send buffers. */
+    /**
+     * Returns the bytes connections hold of their own: rings, and staging blocks registered for a
+     * connection alone. Their receive slots are {@linkplain #sharedReceiveBytes() shared}.
+     */
     public long connectionBytes() {
         return connectionBytes;
     }
@@ -82,6 +94,19 @@ public final class RdmaMemoryMetrics {
      */
     public int connectionRegions() {
         return connectionRegions;
+    }
+
+    /**
+     * Returns the bytes of the event loops' shared receive queues: the slots every connection of a
+     * loop receives into, kept at their peak until the loop stops or the device goes away.
+     */
+    public long sharedReceiveBytes() {
+        return sharedReceiveBytes;
+    }
+
+    /** Returns the memory regions of the event loops' shared receive queues: one per 32 slots. */
+    public int sharedReceiveRegions() {
+        return sharedReceiveRegions;
     }
 
     /** Returns the bytes the allocator's pool has registered, once per device it sent from. */
@@ -129,7 +154,8 @@ public final class RdmaMemoryMetrics {
     @Override
     public String toString() {
         return "RdmaMemoryMetrics(registered " + registeredBytes + " of " + limitBytes + " bytes: connections "
-                + connectionBytes + " in " + connectionRegions + " regions, allocator " + allocatorBytes + " in "
+                + connectionBytes + " in " + connectionRegions + " regions, shared receive queues "
+                + sharedReceiveBytes + " in " + sharedReceiveRegions + " regions, allocator " + allocatorBytes + " in "
                 + allocatorRegions + " regions; refused " + refusedRegistrations
                 + ", failed deregistrations " + failedDeregistrations + ", drain timeouts " + drainTimeouts + ')';
     }

@@ -34,17 +34,19 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.internal.ReceiveRing;
 import org.nettyrdma.channel.rdma.internal.RegionByteBuf;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
-import org.nettyrdma.channel.rdma.internal.WorkRequests;
+import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
+import org.nettyrdma.channel.rdma.internal.SlotShare;
 
 /**
- * The receive side of one connection (docs/protocol.md): the receive slots and their work requests,
- * the ring the peer writes into, the queue of received messages waiting for the pipeline, and the
- * credits this side owes the peer for slots reposted and ring space freed ({@link CreditReturn}).
+ * The receive side of one connection (docs/protocol.md): its share of the loop's shared receive
+ * queue ({@link SlotShare}), the ring the peer writes into, the queue of received messages waiting
+ * for the pipeline, and the credits this side owes the peer for slots reposted and ring space freed
+ * ({@link CreditReturn}).
  *
  * <p>A message's header (the credits it returns) is taken when it arrives, its payload when the
  * pipeline reads, so a reader that stops reading stops the sender without stopping credits for its
- * own writes. A Send's payload is copied out of its slot, and the slot is posted again once all of it
- * was read. A region of the ring is copied out too, and its space returned once all of it was read,
+ * own writes. A Send's payload is copied out of its slot, and the slot goes back to the shared queue
+ * once all of it was read. A region of the ring is copied out too, and its space returned once all of it was read,
  * so that no byte the pipeline holds can be written by the peer again; with
  * {@link RdmaChannelOption#RECEIVE_IN_PLACE} it is handed up where the Write put it instead, in a
  * buffer that holds the region until released. A slot is credited to the peer only once it is posted
@@ -58,12 +60,13 @@ final class RdmaReceiver {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaReceiver.class);
 
-    /** Receive work requests carry this bit in their id, with their slot; send requests carry a sequence number. */
-    private static final long RECEIVE_TAG = 1L << 62;
     private static final int WC_RECV = 128;
     private static final int WC_RECV_RDMA_WITH_IMM = 129;
-    /** Requests of one chain, posted with one call. */
-    private static final int CHAIN = 32;
+    /**
+     * The share a connection starts with: a peer that never sends much holds no more (four 8 KiB
+     * slots by default), and with the slot kept for credit messages it can still send two in a row.
+     */
+    static final int INITIAL_SHARE = 4;
 
     /** {@link #onReceive} result: the peer's {@code HELLO}, in {@link #peerHello()}. */
     static final int RECEIVED_HELLO = 0;
@@ -81,18 +84,26 @@ final class RdmaReceiver {
 
         /** Posting receives failed: the connection is broken. */
         void receiveFailed(IOException cause);
+
+        /**
+         * Asks whether the connection may hold {@code bytes} more registered memory (its source
+         * address's cap on a server); if so they count as held from now on.
+         */
+        boolean mayHoldMore(long bytes);
+
+        /** The connection holds {@code bytes} less registered memory. */
+        void heldLess(long bytes);
     }
 
     private final Listener listener;
     private final ConnectionCounters counters;
     private final EventLoop eventLoop;
-    private final long qp;
     private final int qpNum;
-    private final int slots;
     private final int slotSize;
-    private final RegisteredBuffer receiveSlots;
-    private final ByteBuf slotView;
-    private final WorkRequests chain;
+    private final SharedReceiveQueue srq;
+    private final SlotShare share;
+    /** Slots of the shared queue reserved for this connection's peer. */
+    private int reserved;
     /** The book of the ring; {@code null} for a connection without one. */
     private final ReceiveRing ringBook;
     private final CreditReturn owed;
@@ -107,30 +118,62 @@ final class RdmaReceiver {
     /** Made with the ring: every buffer handed up over it gives its region back through it. */
     private RegionByteBuf.Releaser regionReleaser;
     private HelloMessage peer;
-    /** Slots of the peer's in the chain, not posted yet, so not credited yet. */
+    /** Slots of the peer's released to the shared queue, not posted yet, so not credited yet. */
     private int unpostedReturns;
-    /** Receive requests posted whose completion has not arrived. */
-    private int postedReceives;
-    /** The queue pair is in the error state: a receive posted now has no use and may never be flushed. */
+    /** The queue pair is in the error state: no slot is credited any more. */
     private boolean flushing;
     private boolean closed;
 
-    RdmaReceiver(Listener listener, EventLoop eventLoop, QueuePairResources resources, int slots, int slotSize,
+    /**
+     * Creates the receive side of a connection whose peer may hold up to {@code maxShare} slots of
+     * {@code srq}, {@link #INITIAL_SHARE} (or fewer, if that is the most) to begin with.
+     */
+    RdmaReceiver(Listener listener, EventLoop eventLoop, QueuePairResources resources, int maxShare,
                  int ringSize, boolean inPlace, ConnectionCounters counters) {
         this.inPlace = inPlace;
         this.listener = listener;
         this.counters = counters;
         this.eventLoop = eventLoop;
-        this.qp = resources.qp();
         this.qpNum = resources.qpNum();
-        this.slots = slots;
-        this.slotSize = slotSize;
-        this.receiveSlots = resources.receiveSlots();
-        slotView = Unpooled.wrappedBuffer(receiveSlots.buffer());
+        this.srq = resources.sharedReceiveQueue();
+        this.slotSize = srq.slotSize();
+        int initial = Math.min(INITIAL_SHARE, maxShare);
+        share = new SlotShare(initial, initial, maxShare);
         ringBook = ringSize > 0 ? new ReceiveRing(ringSize) : null;
-        owed = new CreditReturn(slots, ringBook);
-        // Last: nothing after it can fail and leave the chain's memory to nobody (close() frees it).
-        chain = WorkRequests.receives(CHAIN);
+        owed = new CreditReturn(initial, ringBook);
+    }
+
+    /**
+     * Reserves slots of the shared queue for the peer, up to its initial share: before the
+     * connection is established, so no Send from the peer can find no receive. An accepting side
+     * reserves one now, for the peer's {@code HELLO}, and the rest when it answers
+     * ({@link #reserveShare()}): a peer that connects and never speaks holds one slot of the queue.
+     */
+    void reserveForHello(boolean answersHello) throws IOException {
+        reserveMore(answersHello ? 1 : share.share());
+    }
+
+    /** Reserves what the peer's share still lacks; before this side's {@code HELLO} grants it. */
+    void reserveShare() throws IOException {
+        reserveMore(share.share() - reserved);
+    }
+
+    private void reserveMore(int slots) throws IOException {
+        if (slots <= 0) {
+            return;
+        }
+        srq.reserve(slots);
+        reserved += slots;
+    }
+
+    /** Returns the maximum share, which this side's {@code HELLO} announces. */
+    int maxShare() {
+        return share.maximum();
+    }
+
+    /** Returns the registered bytes of the shared queue reserved for this connection. */
+    long registeredBytes() {
+        return (long) reserved * slotSize;
     }
 
     /** Returns the credits this side owes the peer, which the sender's headers carry. */
@@ -140,21 +183,7 @@ final class RdmaReceiver {
 
     /** Returns {@code true} if {@code wrId} is a receive request's. */
     static boolean isReceive(long wrId) {
-        return (wrId & RECEIVE_TAG) != 0;
-    }
-
-    /**
-     * Posts a receive in every slot: before the connection is established, so no Send from the peer
-     * can find no receive.
-     */
-    void postAll() throws IOException {
-        for (int slot = 0; slot < slots; slot++) {
-            if (chain.isFull()) {
-                postReceives();
-            }
-            addReceive(slot);
-        }
-        postReceives();
+        return (wrId & SharedReceiveQueue.RECEIVE_TAG) != 0;
     }
 
     /** Takes the registered ring into use, as this side's {@code HELLO} announces it; {@code null} for none. */
@@ -174,14 +203,17 @@ final class RdmaReceiver {
         return header;
     }
 
-    /** Returns the receive requests posted whose completion has not arrived. */
-    int outstanding() {
-        return postedReceives;
-    }
-
-    /** Accounts for the completion of a receive request, successful or not. */
-    void completed() {
-        postedReceives--;
+    /**
+     * Gives back the slot of a receive that completed but is not taken: it failed, or the
+     * connection is closed.
+     */
+    void discard(long wrId) {
+        srq.release(SharedReceiveQueue.slotOf(wrId));
+        try {
+            srq.post();
+        } catch (IOException e) {
+            listener.receiveFailed(e);
+        }
     }
 
     /**
@@ -192,11 +224,18 @@ final class RdmaReceiver {
      * @throws IOException if the peer broke the protocol, or reposting failed
      */
     int onReceive(long wrId, int opcode, int byteLength, int immediate) throws IOException {
-        int slot = (int) (wrId & ~RECEIVE_TAG);
-        if (slot < 0 || slot >= slots) {
-            throw new IllegalStateException("receive completion for unknown slot " + slot);
+        int slot = SharedReceiveQueue.slotOf(wrId);
+        try {
+            owed.onPeerUsedSlot();
+        } catch (RdmaProtocolException e) {
+            // The peer took a receive another peer's credit stands for: the queue gets it back now.
+            discard(wrId);
+            throw e;
         }
-        owed.onPeerUsedSlot();
+        int growth = share.onArrival(owed.peerSlots());
+        if (growth > 0) {
+            grow(growth);
+        }
         if (opcode == WC_RECV_RDMA_WITH_IMM) {
             if (peer == null) {
                 throw new RdmaProtocolException("RDMA Write before HELLO");
@@ -206,7 +245,13 @@ final class RdmaReceiver {
                 throw new RdmaProtocolException("RDMA Write with immediate of " + byteLength
                         + " bytes, but this side granted no ring");
             }
-            long token = ringBook.accept(immediate, byteLength);
+            long token;
+            try {
+                token = ringBook.accept(immediate, byteLength);
+            } catch (RdmaProtocolException e) {
+                discard(wrId);
+                throw e;
+            }
             counters.receivedWrite(byteLength);
             // The Write consumed a receive but left its slot untouched: post it again at once.
             returnSlot(slot);
@@ -215,17 +260,26 @@ final class RdmaReceiver {
             return RECEIVED_WRITE;
         }
         if (opcode != WC_RECV) {
+            discard(wrId);
             throw new IllegalStateException("unexpected receive opcode " + opcode);
         }
-        int base = slot * slotSize;
-        if (peer == null) {
-            peer = HelloMessage.decode(slotView, base, byteLength);
-            logger.debug("qp {}: the peer's HELLO arrived", qpNum);
-            returnSlot(slot);
-            postReceives();
-            return RECEIVED_HELLO;
+        ByteBuf view = srq.viewOf(slot);
+        int base = srq.offsetOf(slot);
+        try {
+            if (peer == null) {
+                peer = HelloMessage.decode(view, base, byteLength);
+                logger.debug("qp {}: the peer's HELLO arrived", qpNum);
+                // Credited again as it was granted: the share's decisions start with the peer's data.
+                srq.release(slot);
+                unpostedReturns++;
+                postReceives();
+                return RECEIVED_HELLO;
+            }
+            header.decode(view, base, byteLength);
+        } catch (RdmaProtocolException e) {
+            discard(wrId);
+            throw e;
         }
-        header.decode(slotView, base, byteLength);
         if (header.type() == RdmaProtocol.TYPE_CREDIT) {
             returnSlot(slot);
             postReceives();
@@ -285,7 +339,7 @@ final class RdmaReceiver {
             // Copied out of the slot or the ring, which the peer may write again: the pipeline holds bytes
             // that never change. With memory addresses on both sides that is one memory copy and no
             // garbage, where piece.writeBytes(view, ...) may make ByteBuffer views.
-            ByteBuf source = message.token() >= 0 ? ringView : slotView;
+            ByteBuf source = message.token() >= 0 ? ringView : srq.viewOf(message.slot());
             source.getBytes(offset, piece, piece.writerIndex(), length);
             piece.writerIndex(piece.writerIndex() + length);
         }
@@ -328,39 +382,53 @@ final class RdmaReceiver {
     }
 
     /**
-     * Reposts a slot the peer used, to be credited to the peer once it is posted
-     * (docs/decisions.md#credit-posted-receives-only).
+     * Gives a slot the peer used back to the shared queue, to be credited to the peer again once it
+     * is posted (docs/decisions.md#credit-posted-receives-only), unless the peer's share shrinks by it.
      */
     private void returnSlot(int slot) {
+        srq.release(slot);
         if (flushing) {
             return;
         }
-        if (chain.isFull()) {
-            try {
-                postReceives();
-            } catch (IOException e) {
-                listener.receiveFailed(e);
-                return;
-            }
+        if (share.onRead() == SlotShare.SHRINK) {
+            srq.unreserve(1);
+            reserved--;
+            owed.shrink();
+            listener.heldLess(slotSize);
+            return;
         }
-        addReceive(slot);
         unpostedReturns++;
     }
 
-    private void addReceive(int slot) {
-        chain.addReceive(RECEIVE_TAG | slot, receiveSlots.address() + (long) slot * slotSize, slotSize,
-                receiveSlots.lkey());
-    }
-
-    /** Posts the receives added since the last post, and credits the slots among them to the peer. */
-    void postReceives() throws IOException {
-        if (flushing) {
-            chain.clear();
+    /**
+     * Grows the peer's share by {@code slots}, if the shared queue and the connection's limits allow:
+     * they are posted at once, and owed to the peer ({@link CreditReturn#creditMessageDue()}).
+     */
+    private void grow(int slots) {
+        long bytes = (long) slots * slotSize;
+        if (!srq.hasRoom(slots) || !listener.mayHoldMore(bytes)) {
             return;
         }
-        int count = chain.count();
-        chain.post(qp);
-        postedReceives += count;
+        try {
+            srq.reserve(slots);
+        } catch (IOException e) {
+            // The registered memory limit: the peer goes on with the share it has.
+            listener.heldLess(bytes);
+            logger.debug("qp {}: the peer's share stays at {} slots: {}", qpNum, share.share(), e.getMessage());
+            return;
+        }
+        reserved += slots;
+        share.grew(slots);
+        owed.grow(slots);
+        counters.shareGrowths++;
+    }
+
+    /** Posts the slots released since the last post, and credits the peer's among them to the peer. */
+    void postReceives() throws IOException {
+        if (flushing) {
+            return;
+        }
+        srq.post();
         owed.slotsReposted(unpostedReturns);
         unpostedReturns = 0;
     }
@@ -371,23 +439,32 @@ final class RdmaReceiver {
      */
     void stopPosting() {
         flushing = true;
-        chain.clear();
+        try {
+            srq.post();
+        } catch (IOException e) {
+            logger.debug("qp {}: posting to the shared receive queue failed", qpNum, e);
+        }
     }
 
     /**
-     * Stops handing up and posting: the memory the queued messages are in goes with the connection,
-     * and the chain's memory is freed.
+     * Stops handing up and crediting: the slots the queued messages are in and the share go back to
+     * the shared queue, for the other connections.
      */
     void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
         flushing = true;
-        // Ring regions need no release: the book is gone, and pieces handed up hold the memory.
-        inbound.clear();
-        chain.close();
-    }
-
-    /** Returns the chain this posts with, for the loop to claim for the channel's registration. */
-    WorkRequests chain() {
-        return chain;
+        // Ring regions need no release: the book is gone, and pieces handed up hold the memory. The
+        // slots messages wait in go back to the shared queue, and so does the share.
+        inbound.clear(srq::release);
+        try {
+            srq.post();
+        } catch (IOException e) {
+            logger.debug("qp {}: posting to the shared receive queue failed", qpNum, e);
+        }
+        srq.unreserve(reserved);
+        reserved = 0;
     }
 }

@@ -143,7 +143,7 @@ final class RdmaSender {
     /** Takes the peer's {@code HELLO}: the credits it grants, and the sizes they allow. */
     void peerHello(HelloMessage hello) {
         peer = hello;
-        credits = new SendCredits(hello.slots(), hello.ringSize());
+        credits = new SendCredits(hello.slots(), hello.maxSlots(), hello.ringSize());
         credits.consumeSlot(); // this side's own HELLO
         // A Send or a copied Write must fit the send buffer with room for others in flight, whatever
         // slot or ring the peer announces.
@@ -344,6 +344,20 @@ final class RdmaSender {
         mark();
         post();
         return true;
+    }
+
+    /**
+     * Posts a signaled Send of no bytes on a queue pair already in the error state, where it is
+     * flushed at once: its completion follows every completion the queue pair made before, which
+     * tells a connection on a shared receive queue that none of its receives is left in the CQ.
+     */
+    void postFlushMarker() throws IOException {
+        if (ledger.isFull()) {
+            return;
+        }
+        chain.addSend(ledger.next(), WorkRequests.OPCODE_SEND, 0, 0, 0, 0, 0, 0, 0);
+        mark();
+        post();
     }
 
     /**

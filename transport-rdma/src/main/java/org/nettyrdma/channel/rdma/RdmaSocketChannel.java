@@ -45,6 +45,7 @@ import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
 import org.nettyrdma.channel.rdma.internal.RejectReason;
+import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
 
 /**
@@ -416,23 +417,31 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
             }
             CompletionQueue cq = loop.reserveCompletionQueue(device,
                     RdmaConnection.completionQueueEntries(config, device));
-            connection = new RdmaConnection(this, eventLoop(), cq, id, config, acceptedFrom != null);
+            SharedReceiveQueue srq;
+            try {
+                srq = loop.sharedReceiveQueue(device, config.getSlotSize(), RdmaReceiver.INITIAL_SHARE);
+            } catch (IOException e) {
+                cq.unreserve(RdmaConnection.completionQueueEntries(config, device));
+                throw e;
+            }
+            connection = new RdmaConnection(this, eventLoop(), cq, srq, id, config, acceptedFrom != null);
             if (admission != null) {
                 admission.hold(connection.registeredBytes());
             }
         }
 
         /**
-         * Admits an accepted connection if its source address, with all the connection can come to
-         * hold, stays within the server's {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS}.
+         * Admits an accepted connection if its source address, with what the connection holds once
+         * set up, stays within the server's {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS};
+         * the peer's share of receive slots grows later only within it too ({@link #mayHoldMore}).
          */
         private void admit(RdmaDevice device) throws IOException {
             InetSocketAddress peer = readAddress(false);
             if (peer == null) {
                 throw new IOException("the rdma_cm_id has no destination address");
             }
-            long cap = ((RdmaServerSocketChannel) parent()).config().getMaxRegisteredMemoryPerAddress();
-            long atMost = RdmaConnection.registeredBytesAtMost(config, device);
+            long cap = addressCap();
+            long atMost = RdmaConnection.registeredBytesAtStart(config, device);
             if (!admission.admit(peer.getAddress(), atMost, cap)) {
                 throw new AddressLimitException("the connections from " + peer.getAddress().getHostAddress()
                         + " would hold more than " + cap + " bytes of registered memory with this one ("
@@ -553,6 +562,22 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 return;
             }
             super.connectionLost();
+        }
+
+        @Override
+        public boolean mayHoldMore(long bytes) {
+            return admission == null || admission.holdMore(bytes, addressCap());
+        }
+
+        @Override
+        public void heldLess(long bytes) {
+            if (admission != null) {
+                admission.holdLess(bytes);
+            }
+        }
+
+        private long addressCap() {
+            return ((RdmaServerSocketChannel) parent()).config().getMaxRegisteredMemoryPerAddress();
         }
 
         @Override

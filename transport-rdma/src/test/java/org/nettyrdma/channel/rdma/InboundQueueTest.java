@@ -15,6 +15,9 @@
  */
 package org.nettyrdma.channel.rdma;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -95,8 +98,10 @@ class InboundQueueTest {
     void clearDropsEverything() {
         InboundQueue queue = new InboundQueue();
         queue.addRegion(0, 1, 0);
-        queue.addSlot(RdmaProtocol.TYPE_CLOSE, 0, 0, 0);
-        queue.clear();
+        queue.addSlot(RdmaProtocol.TYPE_CLOSE, 5, 0, 0);
+        List<Integer> released = new ArrayList<>();
+        queue.clear(released::add);
+        assertEquals(List.of(5), released, "the slot a message waited in is given back, a region is not");
         assertTrue(queue.isEmpty());
         assertFalse(queue.endOfInputIsNext());
     }

@@ -57,6 +57,7 @@ public final class CompletionQueue implements EpollIoHandle {
     private static final int WC_OPCODE = 12;
     private static final int WC_BYTE_LEN = 20;
     private static final int WC_IMM_DATA = 24;
+    private static final int WC_QP_NUM = 28;
     private static final int WC_FLAGS = 36;
     private static final int POLL_BATCH = 32;
 
@@ -139,9 +140,20 @@ public final class CompletionQueue implements EpollIoHandle {
         return true;
     }
 
-    /** Returns room reserved with {@link #reserve(int)}. */
+    /**
+     * Returns room reserved with {@link #reserve(int)}. A queue no connection reserves room in any
+     * more may be closed by its loop ({@link RdmaLoop#completionQueueIdle}).
+     */
     public void unreserve(int entries) {
         reservedEntries -= entries;
+        if (reservedEntries == 0 && !closed) {
+            loop.completionQueueIdle(this);
+        }
+    }
+
+    /** Returns {@code true} if no connection reserves room in this queue. */
+    boolean isIdle() {
+        return reservedEntries == 0;
     }
 
     /**
@@ -150,6 +162,15 @@ public final class CompletionQueue implements EpollIoHandle {
      */
     public void claim(long cmId, WorkRequests... chains) {
         loop.claim(cmId, chains);
+    }
+
+    /**
+     * Makes the completions of the shared receive queue {@code srq} for queue pair {@code qpNum},
+     * made on the CM id {@code cmId}, reach the channel that owns the CM id. Call before the queue
+     * pair can receive.
+     */
+    public void attach(SharedReceiveQueue srq, long cmId, int qpNum) {
+        loop.attach(srq, cmId, qpNum);
     }
 
     @Override
@@ -235,7 +256,8 @@ public final class CompletionQueue implements EpollIoHandle {
                 int base = i * WC_SIZE;
                 loop.dispatchCompletion(completions.getLong(base + WC_WR_ID), completions.getInt(base + WC_STATUS),
                         completions.getInt(base + WC_OPCODE), completions.getInt(base + WC_BYTE_LEN),
-                        completions.getInt(base + WC_IMM_DATA), completions.getInt(base + WC_FLAGS));
+                        completions.getInt(base + WC_IMM_DATA), completions.getInt(base + WC_FLAGS),
+                        completions.getInt(base + WC_QP_NUM));
             }
             total += n;
             counters.completions += n;

@@ -32,7 +32,8 @@ import org.nettyrdma.channel.rdma.RdmaProtocolException;
  */
 public final class CreditReturn {
 
-    private final int grantedSlots;
+    /** The peer's share of receive slots: what it was granted, grown and shrunk since. */
+    private int grantedSlots;
     private final ReceiveRing ring;
     private int owedSlots;
     private int owedRingBytes;
@@ -49,9 +50,25 @@ public final class CreditReturn {
         this.peerSlots = grantedSlots;
     }
 
-    /** Returns the receive slots granted to the peer in this side's {@code HELLO}. */
+    /** Returns the receive slots granted to the peer: in this side's {@code HELLO}, grown and shrunk since. */
     public int grantedSlots() {
         return grantedSlots;
+    }
+
+    /** Returns the peer's slots as the peer sees them: granted, minus used, plus returned. */
+    public int peerSlots() {
+        return peerSlots;
+    }
+
+    /** Grants the peer {@code slots} more, posted already: they are owed to it from now on. */
+    public void grow(int slots) {
+        grantedSlots += slots;
+        owedSlots += slots;
+    }
+
+    /** Keeps back one slot the peer used, instead of crediting it again: the peer's share is one smaller. */
+    public void shrink() {
+        grantedSlots--;
     }
 
     /**

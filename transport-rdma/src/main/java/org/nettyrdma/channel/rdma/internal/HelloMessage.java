@@ -35,13 +35,15 @@ import org.nettyrdma.channel.rdma.RdmaProtocolException;
 public final class HelloMessage {
 
     private final int slots;
+    private final int maxSlots;
     private final int slotSize;
     private final int ringSize;
     private final long ringAddress;
     private final int ringKey;
 
-    private HelloMessage(int slots, int slotSize, int ringSize, long ringAddress, int ringKey) {
+    private HelloMessage(int slots, int maxSlots, int slotSize, int ringSize, long ringAddress, int ringKey) {
         this.slots = slots;
+        this.maxSlots = maxSlots;
         this.slotSize = slotSize;
         this.ringSize = ringSize;
         this.ringAddress = ringAddress;
@@ -55,7 +57,18 @@ public final class HelloMessage {
      * @throws IllegalArgumentException naming the first value a peer would refuse
      */
     public static HelloMessage of(int slots, int slotSize, int ringSize, long ringAddress, int ringKey) {
-        HelloMessage hello = new HelloMessage(slots, slotSize, ringSize, ringAddress, ringKey);
+        return of(slots, slots, slotSize, ringSize, ringAddress, ringKey);
+    }
+
+    /**
+     * Returns the {@code HELLO} that grants {@code slots} receive slots now, and up to
+     * {@code maxSlots} as the sender's share grows.
+     *
+     * @throws IllegalArgumentException if a field is out of its range
+     */
+    public static HelloMessage of(int slots, int maxSlots, int slotSize, int ringSize, long ringAddress,
+                                  int ringKey) {
+        HelloMessage hello = new HelloMessage(slots, maxSlots, slotSize, ringSize, ringAddress, ringKey);
         String problem = hello.problem();
         if (problem != null) {
             throw new IllegalArgumentException(problem);
@@ -69,6 +82,11 @@ public final class HelloMessage {
     }
 
     /** Size of each receive slot: the largest Send the peer may post. */
+    /** Returns the most receive slots the sender may ever grant: the peer never holds more credits. */
+    public int maxSlots() {
+        return maxSlots;
+    }
+
     public int slotSize() {
         return slotSize;
     }
@@ -101,7 +119,7 @@ public final class HelloMessage {
                 .writeInt(ringSize)
                 .writeLong(ringAddress)
                 .writeInt(ringKey)
-                .writeInt(0);
+                .writeInt(maxSlots);
     }
 
     /**
@@ -127,8 +145,8 @@ public final class HelloMessage {
         if (flags != 0) {
             throw new RdmaProtocolException("HELLO flags: 0x" + Integer.toHexString(flags) + " (expected: 0)");
         }
-        HelloMessage hello = new HelloMessage(in.getInt(index + 4), in.getInt(index + 8), in.getInt(index + 12),
-                in.getLong(index + 16), in.getInt(index + 24));
+        HelloMessage hello = new HelloMessage(in.getInt(index + 4), in.getInt(index + 28), in.getInt(index + 8),
+                in.getInt(index + 12), in.getLong(index + 16), in.getInt(index + 24));
         String problem = hello.problem();
         if (problem != null) {
             throw new RdmaProtocolException("HELLO " + problem);
@@ -139,6 +157,9 @@ public final class HelloMessage {
     private String problem() {
         if (slots < MIN_SLOTS || slots > MAX_SLOTS) {
             return "slots: " + slots + " (expected: " + MIN_SLOTS + ".." + MAX_SLOTS + ')';
+        }
+        if (maxSlots < slots || maxSlots > MAX_SLOTS) {
+            return "most slots: " + maxSlots + " (expected: " + slots + ".." + MAX_SLOTS + ')';
         }
         if (slotSize < MIN_SLOT_SIZE || slotSize > MAX_SLOT_SIZE) {
             return "slot size: " + slotSize + " (expected: " + MIN_SLOT_SIZE + ".." + MAX_SLOT_SIZE + ')';
@@ -154,6 +175,6 @@ public final class HelloMessage {
 
     @Override
     public String toString() {
-        return "HELLO(slots " + slots + " of " + slotSize + " bytes, ring " + ringSize + " bytes)";
+        return "HELLO(slots " + slots + " (at most " + maxSlots + ") of " + slotSize + " bytes, ring " + ringSize + " bytes)";
     }
 }

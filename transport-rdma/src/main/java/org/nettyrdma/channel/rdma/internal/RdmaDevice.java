@@ -68,6 +68,7 @@ public final class RdmaDevice {
     private final String name;
     private final int maxQpWr;
     private final int maxCqe;
+    private final int maxSrqWr;
     private final int maxSge;
     private final int vendorId;
     private final boolean windowsConfinePeers;
@@ -84,6 +85,7 @@ public final class RdmaDevice {
         RdmaNative.queryDevice(context, RdmaNative.directBufferAddress(attr));
         this.maxQpWr = attr.getInt(RdmaNative.DEVICE_MAX_QP_WR_OFFSET);
         this.maxCqe = attr.getInt(RdmaNative.DEVICE_MAX_CQE_OFFSET);
+        this.maxSrqWr = attr.getInt(RdmaNative.DEVICE_MAX_SRQ_WR_OFFSET);
         this.maxSge = attr.getInt(RdmaNative.DEVICE_MAX_SGE_OFFSET);
         this.vendorId = attr.getInt(RdmaNative.DEVICE_VENDOR_ID_OFFSET);
         this.windowsConfinePeers = windowsConfinePeers(vendorId, attr.getInt(RdmaNative.DEVICE_CAP_FLAGS_OFFSET));
@@ -227,6 +229,11 @@ public final class RdmaDevice {
     /** Returns the most entries a CQ may hold. */
     public int maxCqe() {
         return maxCqe;
+    }
+
+    /** Returns the most receives one shared receive queue can hold; 0 if the device has none. */
+    public int maxSrqWr() {
+        return maxSrqWr;
     }
 
     /** Returns the most scatter/gather entries per work request. */

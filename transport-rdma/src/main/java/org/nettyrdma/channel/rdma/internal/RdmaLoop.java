@@ -23,23 +23,20 @@ import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
-import io.netty.channel.IoEvent;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoRegistration;
-import io.netty.channel.epoll.EpollIoHandle;
-import io.netty.channel.epoll.EpollIoOps;
-import io.netty.channel.unix.FileDescriptor;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
 /**
- * The RDMA objects one event loop shares among its channels: one RDMA CM event channel and, per
- * device, one completion queue, each registered as an ordinary handle with the loop's epoll. Made
- * lazily, so a loop that never carries an RDMA channel opens nothing. It also holds the
- * registrations of the loop's RDMA channels by id, and hands each completion its queues poll and each
- * CM event to the channel whose registration id it carries ({@link RdmaIoRegistration}).
+ * What one event loop shares among its RDMA channels, and the dispatch to them: the registrations
+ * of its channels by id, its RDMA CM event channel ({@link CmEventDispatcher}), its completion queues
+ * ({@link CompletionQueuePool}) and shared receive queues ({@link SharedReceiveQueues}), and the
+ * devices it uses. Made lazily, so a loop that never carries an RDMA channel opens nothing. Each
+ * completion its queues poll and each CM event goes to the channel whose registration it names
+ * ({@link RdmaIoRegistration}).
  *
  * <p>Used on its event loop only.
  */
@@ -47,38 +44,21 @@ public final class RdmaLoop implements RdmaDevice.User {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaLoop.class);
 
-    /** What {@link #eachCompletionQueue(int)} does to each queue. */
-    private static final int POLL = 0;
-    private static final int POLL_UNARMED = 1;
-    private static final int ARM = 2;
-    private static final int DRAIN = 3;
-
     private final IoHandler epoll;
     private final Executor executor;
-    /**
-     * Entries of each completion queue the loop opens on a device (as far as the device allows); each
-     * connection reserves what it can have in flight, and the loop opens another queue when none has room.
-     */
-    private final int completionQueueEntries;
-    /** Completions one wake-up dispatches per queue before the loop turns to its other work. */
-    private final int pollBudget;
-    /**
-     * The loop's completion queues, one or a few per device its channels use: a list, searched by
-     * device and polled by index on every turn, so neither allocates an iterator.
-     */
-    private final List<CompletionQueue> completionQueueList = new ArrayList<>();
-    private final List<IoRegistration> epollRegistrations = new ArrayList<>();
-    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final LoopCounters counters = new LoopCounters();
+    private final CompletionQueuePool completionQueues;
+    private final SharedReceiveQueues sharedQueues = new SharedReceiveQueues();
     /** The registrations of the loop's RDMA channels, by the id their work requests carry. */
     private final IntObjectMap<RdmaIoRegistration> registrations = new IntObjectHashMap<>();
     /** The one event handed to the channels, refilled for each. */
     private final RdmaIoEvent event = new RdmaIoEvent();
     /** The id the next registration tries first: ids go round, so a stale id is reused last. */
     private int nextId = 1;
-    /** The devices this loop has completion queues on: it told each it uses it. */
+    /** The devices this loop has queues on: it told each it uses it. */
     private final Set<RdmaDevice> devices = new LinkedHashSet<>();
-    private final LoopCounters counters = new LoopCounters();
     private CmEventDispatcher cm;
+    private IoRegistration cmRegistration;
 
     /**
      * Creates the state of a loop whose fds are watched by {@code epoll} and whose tasks run on
@@ -88,8 +68,8 @@ public final class RdmaLoop implements RdmaDevice.User {
     public RdmaLoop(IoHandler epoll, Executor executor, int completionQueueEntries, int pollBudget) {
         this.epoll = epoll;
         this.executor = executor;
-        this.completionQueueEntries = completionQueueEntries;
-        this.pollBudget = pollBudget;
+        completionQueues = new CompletionQueuePool(this, epoll, executor, completionQueueEntries, pollBudget,
+                counters);
     }
 
     /**
@@ -121,10 +101,27 @@ public final class RdmaLoop implements RdmaDevice.User {
 
     /**
      * Hands a work completion to the channel whose registration id its {@code wr_id} carries, with
-     * that id masked out.
+     * that id masked out; a shared receive's carries its queue's id instead, and goes to the channel
+     * of queue pair {@code qpNum}.
      */
-    void dispatchCompletion(long wrId, int status, int opcode, int byteLength, int immediate, int flags) {
-        RdmaIoRegistration registration = registrations.get(WorkRequests.ownerOf(wrId));
+    void dispatchCompletion(long wrId, int status, int opcode, int byteLength, int immediate, int flags, int qpNum) {
+        int owner = WorkRequests.ownerOf(wrId);
+        if (SharedReceiveQueue.isShared(wrId)) {
+            SharedReceiveQueue srq = sharedQueues.get(owner);
+            if (srq == null) {
+                return;
+            }
+            owner = srq.ownerOf(qpNum);
+            if (owner == 0 || !registrations.containsKey(owner)) {
+                // The queue pair is gone: its slot is nobody's, so it goes back to the queue.
+                if (status != WorkCompletionStatus.WR_FLUSH_ERR) {
+                    srq.release(SharedReceiveQueue.slotOf(wrId));
+                    postShared(srq);
+                }
+                return;
+            }
+        }
+        RdmaIoRegistration registration = registrations.get(owner);
         if (registration == null) {
             // Only a registration removed by force (loop or device going away) has completions left.
             logger.debug("a completion (wr_id 0x{}, status {}) for no registration", Long.toHexString(wrId), status);
@@ -134,7 +131,14 @@ public final class RdmaLoop implements RdmaDevice.User {
         registration.handle(event);
     }
 
-    /** Hands an RDMA CM event to the channel registered for its id. */
+    private static void postShared(SharedReceiveQueue srq) {
+        try {
+            srq.post();
+        } catch (IOException e) {
+            logger.warn("posting to the shared receive queue of {} failed", srq.device(), e);
+        }
+    }
+
     void dispatchCmEvent(RdmaIoRegistration registration, CmEvent cmEvent) {
         event.cm(cmEvent);
         registration.handle(event);
@@ -145,20 +149,35 @@ public final class RdmaLoop implements RdmaDevice.User {
      * the CM id belongs to: their completions then reach that channel.
      */
     void claim(long cmId, WorkRequests... chains) {
-        RdmaIoRegistration registration = cm != null ? cm.registrationOf(cmId) : null;
-        if (registration == null) {
-            throw new IllegalStateException("no registration for rdma_cm_id 0x" + Long.toHexString(cmId));
-        }
+        RdmaIoRegistration registration = registrationOf(cmId);
         for (WorkRequests chain : chains) {
             registration.submit(chain);
         }
     }
 
+    /** Makes the receives of {@code srq} that queue pair {@code qpNum} takes reach the channel of {@code cmId}. */
+    void attach(SharedReceiveQueue srq, long cmId, int qpNum) {
+        srq.attach(qpNum, registrationOf(cmId).id());
+    }
+
+    private RdmaIoRegistration registrationOf(long cmId) {
+        RdmaIoRegistration registration = cm != null ? cm.registrationOf(cmId) : null;
+        if (registration == null) {
+            throw new IllegalStateException("no registration for rdma_cm_id 0x" + Long.toHexString(cmId));
+        }
+        return registration;
+    }
+
     /** Returns the loop's CM event channel, creating and registering it on first use. */
     public CmEventDispatcher cm() throws IOException {
         if (cm == null) {
-            CmEventDispatcher dispatcher = new CmEventDispatcher(this, this::drainCompletionQueues);
-            register(new Watched(dispatcher), dispatcher);
+            CmEventDispatcher dispatcher = new CmEventDispatcher(this, completionQueues::drain);
+            try {
+                cmRegistration = EpollRegistrations.register(epoll, dispatcher);
+            } catch (IOException e) {
+                dispatcher.close();
+                throw e;
+            }
             cm = dispatcher;
         }
         return cm;
@@ -168,22 +187,31 @@ public final class RdmaLoop implements RdmaDevice.User {
      * Returns a completion queue of the loop on {@code device} with room for {@code entries} more
      * completions, reserved: one the loop has, or a new one registered with its epoll. A loop grows
      * its queues as connections come, instead of refusing a connection when one queue is full, and
-     * keeps them until it shuts down.
+     * closes those no connection needs any more ({@link CompletionQueuePool}).
      *
      * @throws IOException if the device cannot hold a queue of {@code entries}, or refuses a new one
      */
     public CompletionQueue reserveCompletionQueue(RdmaDevice device, int entries) throws IOException {
-        for (int i = 0; i < completionQueueList.size(); i++) {
-            CompletionQueue cq = completionQueueList.get(i);
-            if (cq.device() == device && cq.reserve(entries)) {
-                return cq;
-            }
-        }
-        if (entries > device.maxCqe()) {
-            throw new IOException("a connection needs " + entries + " completion queue entries, but " + device
-                    + " allows at most " + device.maxCqe() + " per queue: use fewer receive slots or a shallower"
-                    + " send queue");
-        }
+        useDevice(device);
+        return completionQueues.reserve(device, entries);
+    }
+
+    /** No connection reserves room in {@code cq} any more: the pool may close it. */
+    void completionQueueIdle(CompletionQueue cq) {
+        completionQueues.idle(cq);
+    }
+
+    /**
+     * Returns a shared receive queue of this loop on {@code device} for slots of {@code slotSize}
+     * bytes with room for {@code slots} more reserved, opening one if none has.
+     */
+    public SharedReceiveQueue sharedReceiveQueue(RdmaDevice device, int slotSize, int slots) throws IOException {
+        useDevice(device);
+        return sharedQueues.withRoom(device, slotSize, slots);
+    }
+
+    /** Makes this loop a user of {@code device}, told when it goes away. */
+    private void useDevice(RdmaDevice device) throws IOException {
         if (devices.add(device)) {
             try {
                 device.addUser(this);
@@ -192,107 +220,34 @@ public final class RdmaLoop implements RdmaDevice.User {
                 throw e;
             }
         }
-        CompletionQueue cq = new CompletionQueue(this, device, Math.max(completionQueueEntries, entries), pollBudget,
-                counters);
-        register(new Watched(cq), cq);
-        completionQueueList.add(cq);
-        if (!cq.reserve(entries)) {
-            throw new IllegalStateException("a new completion queue of " + cq.capacity() + " entries refused "
-                    + entries);
-        }
-        return cq;
     }
 
-    private void register(EpollIoHandle handle, AutoCloseable resource) throws IOException {
-        try {
-            IoRegistration registration = epoll.register(handle);
-            registration.submit(EpollIoOps.EPOLLIN);
-            epollRegistrations.add(registration);
-            resources.add(resource);
-        } catch (Exception e) {
-            try {
-                resource.close();
-            } catch (Exception suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e instanceof IOException ? (IOException) e : new IOException("registering with epoll failed", e);
-        }
-    }
-
-    /**
-     * Polls every completion queue of the loop, each at most one wake-up's budget.
-     *
-     * @return the number of completions dispatched
-     */
+    /** Polls each completion queue for at most a wake-up's budget: after a backlog, or busy polling. */
     public int pollCompletionQueues() {
-        return eachCompletionQueue(POLL);
+        return completionQueues.poll();
     }
 
     /**
-     * Polls the completion queues that are not armed: no event announces their completions, so the
-     * loop looks on every turn until it arms them.
-     *
-     * @return the number of completions dispatched
+     * Polls the completion queues that are not armed: those a completion may have reached without
+     * raising an event, since an event disarms a queue.
      */
     public int pollUnarmedCompletionQueues() {
-        return eachCompletionQueue(POLL_UNARMED);
+        return completionQueues.pollUnarmed();
     }
 
     /**
-     * Arms the completion queues that are not armed, before the loop waits, and polls them once
-     * more: what completed before the arm raises no event.
+     * Arms each completion queue not armed and polls it once more, since a completion that landed
+     * before the arm raised no event: the loop calls this before it waits.
      *
-     * @return the number of completions dispatched; if not 0, the loop must not wait
+     * @return the completions dispatched; 0 means every queue is armed and empty, and the loop may wait
      */
     public int armCompletionQueues() {
-        return eachCompletionQueue(ARM);
+        return completionQueues.arm();
     }
 
-    /**
-     * Dispatches every completion in the loop's queues now: before a device removal is handled, since
-     * the queues go with the device. Nothing a peer does leads here (docs/decisions.md#disconnect-by-flush).
-     */
-    private void drainCompletionQueues() {
-        eachCompletionQueue(DRAIN);
-    }
-
-    private int eachCompletionQueue(int action) {
-        int total = 0;
-        for (int i = 0; i < completionQueueList.size(); i++) {
-            CompletionQueue cq = completionQueueList.get(i);
-            try {
-                switch (action) {
-                    case DRAIN:
-                        total += cq.drain();
-                        break;
-                    case POLL_UNARMED:
-                        total += cq.isArmed() ? 0 : cq.poll();
-                        break;
-                    case ARM:
-                        total += cq.armAndPoll();
-                        break;
-                    default:
-                        total += cq.poll();
-                        break;
-                }
-            } catch (IOException e) {
-                logger.warn("polling {} failed", cq.device(), e);
-            }
-        }
-        return total;
-    }
-
-    /**
-     * Returns {@code true} if a completion queue stopped at its budget: the loop must poll it again
-     * before it waits, since no event announces completions that were already there.
-     */
+    /** Returns {@code true} if a queue's last poll stopped at its budget with completions possibly left. */
     public boolean hasBacklog() {
-        for (int i = 0; i < completionQueueList.size(); i++) {
-            if (completionQueueList.get(i).hasBacklog()) {
-                return true;
-            }
-        }
-        return false;
+        return completionQueues.hasBacklog();
     }
 
     /** Returns what the loop did with its completion queues so far. */
@@ -310,7 +265,7 @@ public final class RdmaLoop implements RdmaDevice.User {
 
     /** Returns {@code true} once the loop has a completion queue (a channel of it reached a device). */
     public boolean hasCompletionQueues() {
-        return !completionQueueList.isEmpty();
+        return !completionQueues.isEmpty();
     }
 
     @Override
@@ -324,8 +279,8 @@ public final class RdmaLoop implements RdmaDevice.User {
 
     /**
      * Lets go of everything the loop holds on a device that is being removed: its channels there,
-     * open or closed and waiting for their work requests, free their queue pairs now, and its
-     * completion queues there are freed.
+     * open or closed and waiting for their work requests, free their queue pairs now; then its
+     * shared receive queues and completion queues there are freed.
      */
     private void dropDevice(RdmaDevice device) {
         for (RdmaIoRegistration registration : registrations()) {
@@ -336,23 +291,15 @@ public final class RdmaLoop implements RdmaDevice.User {
                 logger.warn("closing {} on the removed device {} failed", registration.handle(), device, e);
             }
         }
-        for (int i = completionQueueList.size() - 1; i >= 0; i--) {
-            CompletionQueue cq = completionQueueList.get(i);
-            if (cq.device() == device) {
-                completionQueueList.remove(i);
-                int index = resources.indexOf(cq);
-                epollRegistrations.remove(index).cancel();
-                resources.remove(index);
-                cq.close();
-            }
-        }
+        sharedQueues.closeOn(device);
+        completionQueues.closeOn(device);
         devices.remove(device);
         device.release(this);
     }
 
     /**
-     * Frees the loop's CQs and event channel. The channels on the loop are closed already; those that
-     * still wait for work requests free their queue pairs now, as the queues go.
+     * Frees the loop's queues and event channel. The channels on the loop are closed already; those
+     * that still wait for work requests free their queue pairs now, before the queues go.
      */
     public void close() {
         for (RdmaIoRegistration registration : registrations()) {
@@ -363,52 +310,16 @@ public final class RdmaLoop implements RdmaDevice.User {
             }
             registration.remove();
         }
-        for (IoRegistration registration : epollRegistrations) {
-            registration.cancel();
+        sharedQueues.close();
+        completionQueues.close();
+        if (cm != null) {
+            cmRegistration.cancel();
+            cm.close();
+            cm = null;
         }
-        epollRegistrations.clear();
-        for (AutoCloseable resource : resources) {
-            try {
-                resource.close();
-            } catch (Exception e) {
-                logger.warn("closing {} failed", resource, e);
-            }
-        }
-        resources.clear();
-        completionQueueList.clear();
-        cm = null;
         for (RdmaDevice device : devices) {
             device.release(this);
         }
         devices.clear();
-    }
-
-    /**
-     * What epoll watches for a CQ or the CM event channel. Epoll closes the handles it watches when
-     * the loop prepares to stop, before the loop's channels have torn down their queue pairs; a CQ
-     * freed then answers EBUSY and leaks. So epoll gets this view, whose close does nothing, and
-     * {@link #close()} frees the object itself once the queue pairs are gone.
-     */
-    private static final class Watched implements EpollIoHandle {
-        private final EpollIoHandle target;
-
-        Watched(EpollIoHandle target) {
-            this.target = target;
-        }
-
-        @Override
-        public FileDescriptor fd() {
-            return target.fd();
-        }
-
-        @Override
-        public void handle(IoRegistration registration, IoEvent ioEvent) {
-            target.handle(registration, ioEvent);
-        }
-
-        @Override
-        public void close() {
-            // Freed by RdmaLoop.close().
-        }
     }
 }

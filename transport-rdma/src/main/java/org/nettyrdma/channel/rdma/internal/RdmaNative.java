@@ -87,8 +87,12 @@ public final class RdmaNative {
     public static final int DEVICE_VENDOR_ID_OFFSET = 56;
     /** {@code device_cap_flags}, int ({@code enum ibv_device_cap_flags}). */
     public static final int DEVICE_CAP_FLAGS_OFFSET = 60;
+    /** {@code max_srq}, int. */
+    public static final int DEVICE_MAX_SRQ_OFFSET = 64;
+    /** {@code max_srq_wr}, int. */
+    public static final int DEVICE_MAX_SRQ_WR_OFFSET = 68;
     /** Size of the device attribute record. */
-    public static final int DEVICE_ATTR_SIZE = 64;
+    public static final int DEVICE_ATTR_SIZE = 72;
 
     // ---- QP capabilities, read and written by createQp -------------------------------------------
     /** {@code cap.max_send_wr}, int. */
@@ -158,14 +162,33 @@ public final class RdmaNative {
     public static native void reject(long id, long privateData, int length) throws IOException;
 
     /**
-     * Creates an RC queue pair on the id with {@code sq_sig_all = 0}. The requested capabilities are
-     * read from the {@link #QP_CAP_SIZE} bytes at {@code capInOut}; the capabilities the provider
-     * actually granted are written back there.
+     * Creates an RC queue pair on the id with {@code sq_sig_all = 0}, taking its receives from the
+     * shared receive queue {@code srq} ({@code ibv_srq*}; 0 for a receive queue of its own). The
+     * requested capabilities are read from the {@link #QP_CAP_SIZE} bytes at {@code capInOut} (with
+     * an SRQ the receive capabilities are ignored); the capabilities the provider actually granted are
+     * written back there.
      *
      * @return the {@code ibv_qp*}
      */
-    public static native long createQp(long id, long pd, long sendCq, long recvCq, long capInOut)
+    public static native long createQp(long id, long pd, long sendCq, long recvCq, long srq, long capInOut)
             throws IOException;
+
+    /**
+     * Creates a shared receive queue in {@code pd} for at least {@code maxWr} receives of one
+     * scatter/gather element each, with no limit event armed.
+     *
+     * @return the {@code ibv_srq*}
+     */
+    public static native long createSrq(long pd, int maxWr) throws IOException;
+
+    /**
+     * Posts a chain of receive work requests ({@code ibv_recv_wr}, as {@link WorkRequests} lays them
+     * out) to a shared receive queue.
+     */
+    public static native void postSrqRecv(long srq, long wrList) throws IOException;
+
+    /** Destroys a shared receive queue; no queue pair may use it any more. */
+    public static native void destroySrq(long srq) throws IOException;
 
     /** Returns the current state of a QP ({@code enum ibv_qp_state}; 6 = ERR). */
     public static native int queryQpState(long qp) throws IOException;

@@ -37,7 +37,7 @@ public final class RdmaProtocol {
     public static final int RNR_RETRY_COUNT = 6;
 
     /** The protocol version this code speaks; a peer with another one is refused. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     /** Message type of the first Send each way. */
     public static final int TYPE_HELLO = 1;

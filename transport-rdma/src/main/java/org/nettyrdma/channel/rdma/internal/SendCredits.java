@@ -29,7 +29,8 @@ public final class SendCredits {
     /** Returned by {@link #reserveRing(int)} when the ring has no room. */
     public static final long NO_ROOM = -1;
 
-    private final int grantedSlots;
+    /** The most slots the peer may let this side hold: its {@code HELLO}'s maximum share. */
+    private final int maxSlots;
     private final int ringSize;
     private int slots;
     private int ringFree;
@@ -40,7 +41,15 @@ public final class SendCredits {
      * {@code HELLO}, which used one of these slots, with {@link #consumeSlot()}.
      */
     public SendCredits(int grantedSlots, int ringSize) {
-        this.grantedSlots = grantedSlots;
+        this(grantedSlots, grantedSlots, ringSize);
+    }
+
+    /**
+     * Creates the credits granted by the peer's {@code HELLO}, which may grow up to {@code maxSlots}
+     * as the peer grants more.
+     */
+    public SendCredits(int grantedSlots, int maxSlots, int ringSize) {
+        this.maxSlots = maxSlots;
         this.ringSize = ringSize;
         this.slots = grantedSlots;
         this.ringFree = ringSize;
@@ -106,12 +115,13 @@ public final class SendCredits {
     /**
      * Takes back credits the peer returned.
      *
-     * @throws RdmaProtocolException if the peer returned more than this side ever used
+     * @throws RdmaProtocolException if this side would hold more slots than the peer's maximum
+     *         share, or more ring bytes than it used
      */
     public void onReturned(int returnedSlots, int returnedRingBytes) throws RdmaProtocolException {
-        if (returnedSlots > grantedSlots - slots) {
+        if (returnedSlots > maxSlots - slots) {
             throw new RdmaProtocolException("peer returned " + returnedSlots + " slots, but only "
-                    + (grantedSlots - slots) + " of " + grantedSlots + " were in use");
+                    + (maxSlots - slots) + " of " + maxSlots + " were in use");
         }
         if (returnedRingBytes > ringSize - ringFree) {
             throw new RdmaProtocolException("peer returned " + returnedRingBytes + " ring bytes, but only "

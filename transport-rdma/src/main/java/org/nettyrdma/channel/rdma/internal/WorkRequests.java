@@ -221,6 +221,22 @@ public final class WorkRequests implements IoOps {
         }
     }
 
+    /** Posts the chain of receives to the shared receive queue {@code srq} ({@code ibv_srq*}) and empties it. */
+    public void postShared(long srq) throws IOException {
+        if (count == 0) {
+            return;
+        }
+        ensureOpen();
+        if (send) {
+            throw new IllegalStateException("a shared receive queue takes receives only");
+        }
+        try {
+            RdmaNative.postSrqRecv(srq, address);
+        } finally {
+            count = 0;
+        }
+    }
+
     /** Frees the chain's memory; nothing can be appended or posted after. Idempotent. */
     public void close() {
         if (!closed) {

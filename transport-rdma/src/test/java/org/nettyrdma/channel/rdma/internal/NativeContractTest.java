@@ -175,7 +175,10 @@ class NativeContractTest {
         cases.put("migrateId", () -> throwsIo(() -> RdmaNative.migrateId(0, 0)));
         cases.put("accept", () -> throwsIo(() -> RdmaNative.accept(0, 7, 0, 0)));
         cases.put("reject", () -> throwsIo(() -> RdmaNative.reject(0, 0, 0)));
-        cases.put("createQp", () -> throwsIo(() -> RdmaNative.createQp(0, 0, 0, 0, out)));
+        cases.put("createQp", () -> throwsIo(() -> RdmaNative.createQp(0, 0, 0, 0, 0, out)));
+        cases.put("createSrq", () -> throwsIo(() -> RdmaNative.createSrq(0, 16)));
+        cases.put("postSrqRecv", () -> throwsIo(() -> RdmaNative.postSrqRecv(0, out)));
+        cases.put("destroySrq", () -> throwsIo(() -> RdmaNative.destroySrq(0)));
         cases.put("queryQpState", () -> throwsIo(() -> RdmaNative.queryQpState(0)));
         cases.put("modifyQpToError", () -> throwsIo(() -> RdmaNative.modifyQpToError(0)));
         cases.put("queryDevice", () -> throwsIo(() -> RdmaNative.queryDevice(0, out)));
@@ -204,7 +207,7 @@ class NativeContractTest {
     void zeroHandleMessagesNameTheOperation() {
         IOException e = assertThrows(IOException.class, () -> dispatcher._bindAddr(0, scratchAddress));
         assertEquals("rdma_bind_addr failed: rdma_cm_id handle is 0", e.getMessage());
-        e = assertThrows(IOException.class, () -> RdmaNative.createQp(1, 1, 1, 1, 0));
+        e = assertThrows(IOException.class, () -> RdmaNative.createQp(1, 1, 1, 1, 0, 0));
         assertEquals("rdma_create_qp failed: QP cap record handle is 0", e.getMessage());
     }
 

@@ -38,6 +38,17 @@ class WireProtocolTest {
         assertEquals(1 << 20, hello.ringSize());
         assertEquals(0x7f00_1234_5000L, hello.ringAddress());
         assertEquals(0xabcd, hello.ringKey());
+        assertEquals(64, hello.maxSlots(), "a share that cannot grow: the most is what is granted");
+        buf.release();
+    }
+
+    @Test
+    void helloCarriesTheMostSlotsTheShareMayGrowTo() throws Exception {
+        ByteBuf buf = Unpooled.buffer();
+        HelloMessage.of(4, 64, 8192, 0, 0, 0).encode(buf);
+        HelloMessage hello = HelloMessage.decode(buf, 0, buf.readableBytes());
+        assertEquals(4, hello.slots());
+        assertEquals(64, hello.maxSlots());
         buf.release();
     }
 
@@ -46,7 +57,8 @@ class WireProtocolTest {
         ByteBuf buf = hello();
         buf.setByte(1, 9);
         RdmaProtocolException e = assertThrows(RdmaProtocolException.class, () -> HelloMessage.decode(buf, 0, 32));
-        assertTrue(e.getMessage().contains("version 9") && e.getMessage().contains("this side 1"), e.getMessage());
+        assertTrue(e.getMessage().contains("version 9")
+                && e.getMessage().contains("this side " + RdmaProtocol.VERSION), e.getMessage());
         buf.release();
     }
 
@@ -54,6 +66,8 @@ class WireProtocolTest {
     void helloFieldsOutOfRangeAreRefused() {
         assertHelloRefused(4, 2, "slots: 2");
         assertHelloRefused(4, 70_000, "slots: 70000");
+        assertHelloRefused(28, 3, "most slots: 3");
+        assertHelloRefused(28, 70_000, "most slots: 70000");
         assertHelloRefused(8, 63, "slot size: 63");
         assertHelloRefused(8, 2 << 20, "slot size: 2097152");
         assertHelloRefused(12, 100, "ring size: 100");

@@ -134,6 +134,35 @@ class RdmaHostilePeerTest {
     }
 
     /**
+     * A peer that sends more than its credit takes receives of the loop's shared receive queue that
+     * other peers' credits stand for: its connection closes at the first such message, naming the
+     * slots, and the well-behaved stream on the same server goes on intact. The peer sends
+     * {@code CREDIT}s that return nothing, more than its share could ever have grown to with every
+     * credit the server returned: the server can send it at most {@code GRANTED_SLOTS - 1} messages,
+     * each returning at most the share's maximum.
+     */
+    @Test
+    void sendsBeyondTheCreditCloseOnlyThatConnection(TestInfo test) throws Exception {
+        int flood = GRANTED_SLOTS * 64 + 64;
+        try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test), bootstrap -> { });
+             RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
+            HostilePeerServer.RawChild hostile = server.nextRawChild();
+            raw.exchangeHellos(validHello());
+            int sent = 0;
+            try {
+                for (; sent < flood; sent++) {
+                    raw.send(header(RdmaProtocol.TYPE_CREDIT, 0, 0, 0, 0));
+                }
+            } catch (AssertionError | Exception e) {
+                // The server closed the queue pair: the Sends after the violation fail.
+            }
+            assertTrue(sent < flood, "the server took all " + flood + " Sends");
+            HostilePeerServer.assertClosed(hostile, raw, RdmaProtocolException.class, RECEIVE_SLOTS);
+            server.assertStreamIntact();
+        }
+    }
+
+    /**
      * A peer that grants receive slots it never posted: the server's first Send beyond them meets no
      * receive, is retried {@link RdmaProtocol#RNR_RETRY_COUNT} times, and fails; the write's promise
      * fails and the connection closes with the error, in bounded time, however long the peer stays.

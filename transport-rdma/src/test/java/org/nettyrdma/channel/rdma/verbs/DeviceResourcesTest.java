@@ -106,7 +106,7 @@ class DeviceResourcesTest {
                     .putInt(RdmaNative.QP_CAP_MAX_SEND_SGE_OFFSET, 2)
                     .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, 1)
                     .putInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET, 64);
-            long qp = RdmaNative.createQp(handle(bound.id), handle(bound.pd), handle(bound.cq), handle(bound.cq),
+            long qp = RdmaNative.createQp(handle(bound.id), handle(bound.pd), handle(bound.cq), handle(bound.cq), 0,
                     MemoryUtils.getAddress(cap));
             assertNotEquals(0, qp);
             // A provider may round capacities up, never down.

@@ -1,0 +1,266 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.internal;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+/**
+ * The shared receive queue ({@code ibv_srq}) of one event loop on one device, for the connections
+ * whose receive slots have one size: every Send a peer of theirs makes lands in one of its slots.
+ *
+ * <p>Receive memory grows with what the connections were granted, not with their number. Each
+ * connection {@linkplain #reserve reserves} the slots it credits to its peer (its share), and the
+ * queue keeps at least that many slots (and a sixteenth more), every one not held by a connection
+ * posted: so a peer that sends within its credits always finds a receive, whatever the other peers
+ * do within theirs (docs/decisions.md#shared-receive-queue). Slots come in chunks of {@value #CHUNK_SLOTS}, each a
+ * memory region with local write access only: a peer reaches them by Send, never by key.
+ *
+ * <p>A completion names the queue and the slot in its {@code wr_id}, and the queue pair in its
+ * {@code qp_num}; the queue knows which channel each attached queue pair belongs to. A slot taken
+ * by a completion belongs to that connection until it {@linkplain #release releases} it, and to
+ * the queue again if no connection claims it (a queue pair already detached).
+ *
+ * <p>Used on the loop's thread only.
+ */
+public final class SharedReceiveQueue implements AutoCloseable {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(SharedReceiveQueue.class);
+
+    /** The slots registered at a time: one memory region each. */
+    static final int CHUNK_SLOTS = 32;
+    /** A shared receive's {@code wr_id} carries this bit (the sign bit), with the queue's id and the slot. */
+    static final long SHARED_TAG = 1L << 63;
+    /** Every receive's {@code wr_id} carries this bit; sends carry sequence numbers below it. */
+    public static final long RECEIVE_TAG = 1L << 62;
+    private static final long SLOT_MASK = (1L << WorkRequests.OWNER_SHIFT) - 1;
+    private static final int CHAIN = 32;
+    private static final AtomicLong LIVE_BYTES = new AtomicLong();
+    private static final AtomicInteger LIVE_REGIONS = new AtomicInteger();
+
+    private final RdmaDevice device;
+    private final int slotSize;
+    private final int id;
+    private final int capacity;
+    private final long srq;
+    private final WorkRequests chain = WorkRequests.receives(CHAIN);
+    private final List<RegisteredBuffer> chunks = new ArrayList<>();
+    private final List<ByteBuf> views = new ArrayList<>();
+    /** qp_num to the registration id of the channel whose queue pair it is. */
+    private final IntObjectMap<Integer> owners = new IntObjectHashMap<>();
+    private int reserved;
+    private boolean closed;
+
+    /**
+     * Creates the queue with room for {@code capacity} receives (at most the device's), whose
+     * completions carry {@code id}.
+     */
+    SharedReceiveQueue(RdmaDevice device, int slotSize, int id, int capacity) throws IOException {
+        if (device.maxSrqWr() <= 0) {
+            throw new IOException(device + " has no shared receive queues, which the transport needs");
+        }
+        this.device = device;
+        this.slotSize = slotSize;
+        this.id = id;
+        this.capacity = Math.min(capacity, device.maxSrqWr()) / CHUNK_SLOTS * CHUNK_SLOTS;
+        chain.claim(id);
+        try {
+            srq = RdmaNative.createSrq(device.pd(), this.capacity);
+        } catch (IOException e) {
+            chain.close();
+            throw e;
+        }
+    }
+
+    /** Returns the bytes of the shared receive slots registered now, process-wide. */
+    public static long liveBytes() {
+        return LIVE_BYTES.get();
+    }
+
+    /** Returns the memory regions of shared receive slots registered now, process-wide. */
+    public static int liveRegions() {
+        return LIVE_REGIONS.get();
+    }
+
+    /** Returns {@code true} if {@code wrId} is a shared receive's. */
+    static boolean isShared(long wrId) {
+        return wrId < 0;
+    }
+
+    /** Returns the slot a shared receive's {@code wr_id} names. */
+    public static int slotOf(long wrId) {
+        return (int) (wrId & SLOT_MASK);
+    }
+
+    /** Returns the {@code ibv_srq*}, for the queue pairs made on it. */
+    public long srq() {
+        return srq;
+    }
+
+    /** Returns the device. */
+    public RdmaDevice device() {
+        return device;
+    }
+
+    /** Returns the size of each slot. */
+    public int slotSize() {
+        return slotSize;
+    }
+
+    /** Returns the slots the connections reserved. */
+    public int reserved() {
+        return reserved;
+    }
+
+    /** Returns the registered bytes of the slots. */
+    public long registeredBytes() {
+        return (long) chunks.size() * CHUNK_SLOTS * slotSize;
+    }
+
+    /** Returns {@code true} if {@code slots} more can be reserved without passing the queue's capacity. */
+    public boolean hasRoom(int slots) {
+        return reserved + slots <= capacity;
+    }
+
+    /**
+     * Reserves {@code slots} for a connection's peer, registering and posting more slots first if the
+     * queue has fewer than the connections reserved: once this returns, they are posted.
+     *
+     * @throws IOException if the queue is full, or the registered memory limit refuses the memory
+     */
+    public void reserve(int slots) throws IOException {
+        if (!hasRoom(slots)) {
+            throw new IOException("a shared receive queue of " + device + " holds at most " + capacity
+                    + " receives, and " + reserved + " are reserved");
+        }
+        int wanted = reserved + slots;
+        // A sixteenth more than reserved: a peer that sends beyond its credit takes receives that
+        // others' credits stand for until its connection is closed, and the spare ones absorb that.
+        int target = Math.min(capacity, wanted + wanted / 16);
+        while (chunks.size() * CHUNK_SLOTS < target) {
+            addChunk();
+        }
+        reserved = wanted;
+    }
+
+    /** Gives back {@code slots} reserved: a connection shrank its share, or closed. */
+    public void unreserve(int slots) {
+        reserved -= slots;
+    }
+
+    private void addChunk() throws IOException {
+        RegisteredBuffer chunk = new RegisteredBuffer(device, CHUNK_SLOTS * slotSize, RegisteredBuffer.LOCAL_WRITE,
+                "the shared receive slots of an event loop");
+        int first = chunks.size() * CHUNK_SLOTS;
+        chunks.add(chunk);
+        LIVE_BYTES.addAndGet(chunk.size());
+        LIVE_REGIONS.incrementAndGet();
+        views.add(Unpooled.wrappedBuffer(chunk.buffer()));
+        for (int slot = first; slot < first + CHUNK_SLOTS; slot++) {
+            release(slot);
+        }
+        post();
+    }
+
+    /** Makes the completions of queue pair {@code qpNum} reach the channel registered as {@code owner}. */
+    public void attach(int qpNum, int owner) {
+        owners.put(qpNum, Integer.valueOf(owner));
+    }
+
+    /** Forgets queue pair {@code qpNum}: a slot its completion takes from now on is released at once. */
+    public void detach(int qpNum) {
+        owners.remove(qpNum);
+    }
+
+    /** Returns the registration id of the channel of queue pair {@code qpNum}, or 0 if none is attached. */
+    int ownerOf(int qpNum) {
+        Integer owner = owners.get(qpNum);
+        return owner != null ? owner : 0;
+    }
+
+    /** Returns the memory of the chunk that holds {@code slot}; the slot starts at {@link #offsetOf}. */
+    public ByteBuf viewOf(int slot) {
+        return views.get(slot / CHUNK_SLOTS);
+    }
+
+    /** Returns where {@code slot} starts in {@link #viewOf}. */
+    public int offsetOf(int slot) {
+        return (slot % CHUNK_SLOTS) * slotSize;
+    }
+
+    /**
+     * Gives a slot taken by a completion back to the queue: it is posted again with the next
+     * {@link #post()}.
+     */
+    public void release(int slot) {
+        if (closed) {
+            return;
+        }
+        if (chain.isFull()) {
+            try {
+                post();
+            } catch (IOException e) {
+                // Only a broken device refuses a post; its connections fail with their own completions.
+                logger.warn("posting to the shared receive queue of {} failed", device, e);
+            }
+        }
+        RegisteredBuffer chunk = chunks.get(slot / CHUNK_SLOTS);
+        chain.addReceive(SHARED_TAG | RECEIVE_TAG | slot, chunk.address() + offsetOf(slot), slotSize, chunk.lkey());
+    }
+
+    /** Posts the slots released since the last post. */
+    public void post() throws IOException {
+        if (!closed) {
+            chain.postShared(srq);
+        }
+    }
+
+    /**
+     * Destroys the queue and deregisters its slots: after the queue pairs on it are destroyed, so no
+     * device writes into them any more.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            RdmaNative.destroySrq(srq);
+        } catch (IOException e) {
+            logger.warn("destroying the shared receive queue of {} failed", device, e);
+        } finally {
+            for (RegisteredBuffer chunk : chunks) {
+                chunk.close();
+                LIVE_BYTES.addAndGet(-chunk.size());
+                LIVE_REGIONS.decrementAndGet();
+            }
+            chunks.clear();
+            views.clear();
+            chain.close();
+        }
+    }
+}

@@ -1,0 +1,84 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.internal;
+
+import java.io.IOException;
+import java.util.ArrayList;
+
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
+
+/**
+ * The shared receive queues of one event loop, one per device and slot size as a rule, by the id
+ * their receives carry in the registration id's bits of a {@code wr_id}.
+ *
+ * <p>Used on its event loop only.
+ */
+final class SharedReceiveQueues {
+
+    /**
+     * The receives one queue holds at most: 512 MiB of 8 KiB slots, more than the default registered
+     * memory limit, so one queue per device and slot size is the rule.
+     */
+    private static final int RECEIVES_PER_QUEUE = 1 << 16;
+
+    private final IntObjectMap<SharedReceiveQueue> queues = new IntObjectHashMap<>();
+    private int nextId = 1;
+
+    /**
+     * Returns a queue on {@code device} for slots of {@code slotSize} bytes with room for
+     * {@code slots} more reserved, opening one if none has.
+     */
+    SharedReceiveQueue withRoom(RdmaDevice device, int slotSize, int slots) throws IOException {
+        for (SharedReceiveQueue srq : queues.values()) {
+            if (srq.device() == device && srq.slotSize() == slotSize && srq.hasRoom(slots)) {
+                return srq;
+            }
+        }
+        if (queues.size() == WorkRequests.MAX_OWNER) {
+            throw new IOException("an event loop holds at most " + WorkRequests.MAX_OWNER + " shared receive queues");
+        }
+        while (queues.containsKey(nextId)) {
+            nextId = nextId == WorkRequests.MAX_OWNER ? 1 : nextId + 1;
+        }
+        SharedReceiveQueue srq = new SharedReceiveQueue(device, slotSize, nextId, RECEIVES_PER_QUEUE);
+        queues.put(nextId, srq);
+        return srq;
+    }
+
+    /** Returns the queue whose receives carry {@code id}, or {@code null}. */
+    SharedReceiveQueue get(int id) {
+        return queues.get(id);
+    }
+
+    /** Closes the queues on {@code device}, which is going away: the queue pairs on them are gone. */
+    void closeOn(RdmaDevice device) {
+        for (SharedReceiveQueue srq : new ArrayList<>(queues.values())) {
+            if (srq.device() == device) {
+                queues.values().remove(srq);
+                srq.close();
+            }
+        }
+    }
+
+    /** Closes every queue: the queue pairs on them are destroyed, no device writes into their slots. */
+    void close() {
+        for (SharedReceiveQueue srq : queues.values()) {
+            srq.close();
+        }
+        queues.clear();
+    }
+}
