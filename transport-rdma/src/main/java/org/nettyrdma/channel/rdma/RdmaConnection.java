@@ -51,6 +51,13 @@ final class RdmaConnection implements CompletionListener {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaConnection.class);
 
+    /**
+     * How long a connection whose sends wait for a staging block, with none in flight, waits before it
+     * asks the pool again: blocks come back as other connections' sends complete, on loops that do not
+     * tell this one, so it looks again rather than wait for a completion that will not come.
+     */
+    private static final long BLOCK_RETRY_MILLIS = 10;
+
     /** What the channel learns from its connection. */
     interface Events {
         /** The peer's {@code HELLO} arrived: the connection can carry data. */
@@ -83,7 +90,6 @@ final class RdmaConnection implements CompletionListener {
     private final int slots;
     private final int slotSize;
     private final int ringSize;
-    private final int sendBufferSize;
     /**
      * The accepting side sends its {@code HELLO} in answer to the connecting side's: only then is the
      * connecting side's queue pair sure to be ready to receive (protocol.md, "Connection").
@@ -96,6 +102,8 @@ final class RdmaConnection implements CompletionListener {
     private final RdmaSocketChannelConfig config;
     /** Looks at {@link #creditWait} when its bound may have passed; {@code null} when none is due. */
     private Future<?> creditDeadline;
+    /** Asks the pool again for a staging block; {@code null} when none is due. */
+    private Future<?> blockRetry;
     private final RdmaReceiver receiver;
     private final RdmaSender sender;
     private boolean closed;
@@ -103,8 +111,8 @@ final class RdmaConnection implements CompletionListener {
     /**
      * Creates the queue pair on {@code id} with the receive slots, in {@code cq} where
      * {@link #completionQueueEntries} are reserved for it, and posts every receive: all before the
-     * connection is established, so no Send from the peer can find no receive. The ring and the send
-     * buffer follow with this side's {@code HELLO}. All or nothing: if any step fails, everything made
+     * connection is established, so no Send from the peer can find no receive. The ring follows with
+     * this side's {@code HELLO}. All or nothing: if any step fails, everything made
      * before it is freed and the reservation is returned.
      */
     RdmaConnection(Events events, EventLoop eventLoop, CompletionQueue cq, long id, RdmaSocketChannelConfig config,
@@ -119,7 +127,7 @@ final class RdmaConnection implements CompletionListener {
         this.slotSize = config.getSlotSize();
         // No ring where a window would not confine the peer: then it may write nowhere (RingPolicy).
         this.ringSize = ringSize(config, device);
-        this.sendBufferSize = config.getSendBufferSize();
+        int sendBufferSize = config.getSendBufferSize();
         int sendDepth = sendQueueDepth(config, device);
         resources = QueuePairResources.create(cq, completionQueueEntries(config, device), id, slots, slotSize,
                 sendDepth, config.getMaxInlineData(), ringSize, sendBufferSize);
@@ -145,8 +153,9 @@ final class RdmaConnection implements CompletionListener {
     }
 
     /**
-     * Returns the registered bytes a connection with {@code config} on {@code device} holds once both
-     * {@code HELLO}s are out: its receive slots, its ring if it opens one, and its send buffer.
+     * Returns the most registered bytes a connection with {@code config} on {@code device} holds once
+     * both {@code HELLO}s are out: its receive slots, its ring if it opens one, and the staging blocks
+     * of its sends in flight, at most {@code SO_SNDBUF}.
      */
     static long registeredBytesAtMost(RdmaSocketChannelConfig config, RdmaDevice device) {
         return QueuePairResources.registeredBytes(config.getReceiveSlots(), config.getSlotSize(),
@@ -189,22 +198,20 @@ final class RdmaConnection implements CompletionListener {
         return new RdmaChannelMetrics(counters, open ? registeredBytes() : 0, open ? resources.maxInline() : 0);
     }
 
-    /** Returns the registered bytes this connection holds. */
+    /** Returns the registered bytes this connection holds now, the staging blocks of its sends in flight included. */
     long registeredBytes() {
-        return resources.registeredBytes();
+        return resources.registeredBytes() + (sender != null ? sender.stagingBytes() : 0);
     }
 
     /**
      * Sends this side's {@code HELLO}: the connecting side's once established, the accepting side's
-     * when the connecting side's arrives. The send buffer and the ring, if this connection has one, are
-     * registered now, and the ring's memory window is bound to this queue pair just before the
-     * {@code HELLO} that carries its key.
+     * when the connecting side's arrives. The ring, if this connection has one, is registered now, and
+     * its memory window is bound to this queue pair just before the {@code HELLO} that carries its key.
      */
     void sendHello() throws IOException {
-        resources.openBuffers(ringSize, sendBufferSize);
+        resources.openBuffers(ringSize);
         RegisteredBuffer ring = resources.ring();
         receiver.open(ring);
-        sender.open(resources.sendBuffer());
         HelloMessage hello;
         if (ring != null) {
             resources.bindRing(sender.chain().stamp(sender.nextSequence()));
@@ -237,6 +244,33 @@ final class RdmaConnection implements CompletionListener {
                 creditWait.ended();
             }
             maybeSendCredit();
+            retryIfWaitingForBlock();
+        }
+    }
+
+    /**
+     * Makes sure the sender asks the pool again if its sends wait for a staging block and nothing in
+     * flight will complete to trigger a flush: the writes stay in the outbound buffer meanwhile, and
+     * the channel turns unwritable above its high water mark, as when the peer is slow.
+     */
+    private void retryIfWaitingForBlock() {
+        if (blockRetry != null || closed || !sender.waitingForBlock() || hasOutstandingSends()) {
+            return;
+        }
+        blockRetry = eventLoop.schedule(this::blockRetryDue, BLOCK_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private void blockRetryDue() {
+        blockRetry = null;
+        if (closed) {
+            return;
+        }
+        // Flushes what waits, which looks again if it still finds no block.
+        events.writeSpaceAvailable();
+        try {
+            maybeSendCredit();
+        } catch (IOException e) {
+            events.connectionFailed(e);
         }
     }
 
@@ -288,7 +322,11 @@ final class RdmaConnection implements CompletionListener {
         if (!isReady() || closed) {
             return false;
         }
-        return sender.sendControl(type);
+        if (sender.sendControl(type)) {
+            return true;
+        }
+        retryIfWaitingForBlock();
+        return false;
     }
 
     /**
@@ -487,10 +525,15 @@ final class RdmaConnection implements CompletionListener {
             creditDeadline.cancel(false);
             creditDeadline = null;
         }
+        if (blockRetry != null) {
+            blockRetry.cancel(false);
+            blockRetry = null;
+        }
         try {
             resources.close();
         } finally {
-            // The device reads nothing any more: buffers sent in place can go back to their pool.
+            // The device reads nothing any more: buffers sent in place and the staging blocks can go
+            // back to their pool.
             if (sender != null) {
                 sender.close();
             }
