@@ -38,13 +38,17 @@ import org.nettyrdma.testkit.RingsOnEveryDevice;
 /**
  * A server at its limit of registered memory refuses a connection that would pass it, at once and
  * saying why, and takes connections again once one closes: the limit is process-wide, so the server
- * runs in a process of its own, with a limit of one connection's memory and a half
- * ({@code -Dorg.nettyrdma.maxRegisteredMemory}), and opens no ring on any device, so that a
+ * runs in a process of its own, with a limit of one and a half times what a connection can come to
+ * hold ({@code -Dorg.nettyrdma.maxRegisteredMemory}), and opens no ring on any device, so that a
  * connection's memory is the same on every device.
  */
 class RdmaMemoryLimitTest {
 
-    /** One connection with the default buffers and no ring registers 1.5 MiB: slots and send buffer. */
+    /**
+     * A connection with the default buffers and no ring is admitted with room for 1.5 MiB, its slots
+     * (0.5 MiB) and {@code SO_SNDBUF} of staging blocks, and holds its slots while idle: two idle
+     * ones leave 1.25 MiB of this limit, too little for a third.
+     */
     private static final long LIMIT = (3L << 20) / 2 * 3 / 2;
 
     @RegisterExtension
@@ -59,12 +63,14 @@ class RdmaMemoryLimitTest {
             InetSocketAddress address = new InetSocketAddress(RdmaTestEnvironment.address(),
                     Integer.parseInt(server.awaitLine("listening ", 60, TimeUnit.SECONDS)));
             Channel first = echoOnce(address);
+            // Idle, the first holds only its slots: room for the second's bound remains.
+            Channel second = echoOnce(address);
 
-            ChannelFuture second = rdma.client().handler(new EchoProbe(2, 1)).connect(address).await();
-            assertFalse(second.isSuccess(), "a second connection would pass the server's limit");
-            assertInstanceOf(ConnectException.class, second.cause());
-            assertTrue(second.cause().getMessage().contains("its limit of registered memory"), () -> "the refusal says why: "
-                    + second.cause().getMessage());
+            ChannelFuture refused = rdma.client().handler(new EchoProbe(2, 1)).connect(address).await();
+            assertFalse(refused.isSuccess(), "a third connection would pass the server's limit");
+            assertInstanceOf(ConnectException.class, refused.cause());
+            assertTrue(refused.cause().getMessage().contains("its limit of registered memory"), () -> "the refusal says why: "
+                    + refused.cause().getMessage());
 
             first.close().sync();
             // The server frees the first connection's memory once it sees the close.
@@ -79,6 +85,7 @@ class RdmaMemoryLimitTest {
                 }
             }
             third.close().sync();
+            second.close().sync();
         }
     }
 

@@ -19,8 +19,8 @@ import io.netty.channel.ChannelOption;
 
 /**
  * Options specific to RDMA channels. Standard options keep their meaning where RDMA has one:
- * {@code SO_RCVBUF} is the size of the ring the peer may write into, {@code SO_SNDBUF} the registered
- * memory outgoing data is staged in until the device has sent it.
+ * {@code SO_RCVBUF} is the size of the ring the peer may write into, {@code SO_SNDBUF} the most
+ * registered memory outgoing data is staged in until the device has sent it.
  *
  * @param <T> the option's value type
  */

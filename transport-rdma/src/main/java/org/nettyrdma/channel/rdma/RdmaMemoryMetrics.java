@@ -71,7 +71,10 @@ public final class RdmaMemoryMetrics {
         return registeredBytes;
     }
 
-    /** Returns the bytes connections hold: receive slots, rings and send buffers. */
+    /**
+     * Returns the bytes connections hold on their own: receive slots and rings. The blocks they stage
+     * sends in belong to the allocator's pool and are counted in {@link #allocatorBytes()}.
+     */
     public long connectionBytes() {
         return connectionBytes;
     }

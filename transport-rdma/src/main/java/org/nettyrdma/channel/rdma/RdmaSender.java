@@ -196,6 +196,7 @@ final class RdmaSender {
             return false;
         }
         stalledOnCredit = false;
+        waitingForBlock = false;
         if (!flushed.hasInFlight()) {
             // Empty writes at the head wait for nothing: complete them now.
             flushed.removeSent(in, 0);
@@ -381,6 +382,7 @@ final class RdmaSender {
      */
     private boolean place(int length, boolean mayInline) {
         if (mayInline && length <= maxInline) {
+            waitingForBlock = false;
             placed = inline;
             placedOffset = inlineUsed;
             placedAddress = inlineAddress + inlineUsed;

@@ -563,7 +563,9 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
             cancelHelloTimeout();
             if (admission != null) {
                 admission.setUpEnded();
-                admission.hold(connection.registeredBytes());
+                // All it can come to hold: its staging blocks come and go with its sends, which the
+                // address's share does not follow block by block.
+                admission.hold(RdmaConnection.registeredBytesAtMost(config, connection.device()));
             }
             boolean wasActive = isActive();
             transition(RdmaChannelState.ACTIVE);

@@ -163,10 +163,12 @@ class RdmaAdmissionTest {
         List<Channel> clients = new ArrayList<>();
         clients.add(connectEchoing(server));
         Await.until(() -> children.size() == 1 && children.get(0).isActive(), 30, () -> "the first child is active");
-        // Room for two connections as this device makes them (ring or not), and half of a third.
-        long connection = children.get(0).metrics().registeredBytes();
-        long share = 2 * connection + connection / 2;
+        // Room for two connections as this device makes them (ring or not), and half of a third. A
+        // connection's own memory is its slots and ring (client and child alike, both in this process);
+        // its share adds SO_SNDBUF, the most staging blocks its sends may hold.
         long onePair = RdmaMemoryMetrics.snapshot().connectionBytes();
+        long connection = onePair / 2 + children.get(0).config().getSendBufferSize();
+        long share = 2 * connection + connection / 2;
         server.config().setOption(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, share);
         clients.add(connectEchoing(server));
 
