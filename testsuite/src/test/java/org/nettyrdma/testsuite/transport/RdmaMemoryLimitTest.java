@@ -89,9 +89,13 @@ class RdmaMemoryLimitTest {
         }
     }
 
-    /** Connects, echoes a few bytes and returns the channel; a refused connect throws its exception. */
+    /**
+     * Connects, echoes a few bytes and returns the channel; a refused connect throws its exception.
+     * The 4 KiB message is above the inline limit, so the server stages its echo; no slab of the pool
+     * (4 MiB) fits its limit, so it stages it in a block registered for the connection alone.
+     */
     private Channel echoOnce(InetSocketAddress address) throws Exception {
-        EchoProbe probe = new EchoProbe(1, 100);
+        EchoProbe probe = new EchoProbe(1, 100, 4096);
         ChannelFuture connect = rdma.client().handler(RdmaTransportFixture.pipeline(probe)).connect(address).await();
         if (!connect.isSuccess()) {
             if (connect.cause() instanceof ConnectException) {

@@ -22,11 +22,13 @@ import java.util.concurrent.TimeUnit;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.util.internal.SystemPropertyUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RegionByteBuf;
+import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.channel.rdma.internal.RegisteredMemoryPool;
 import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
 import org.nettyrdma.channel.rdma.internal.SendBlocks;
@@ -155,8 +157,24 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
         }
 
         @Override
+        public StagingBlock takeOwn(int size) {
+            try {
+                // Small (a block, not a slab), so it fits where the limit has no room for a slab.
+                RegisteredBuffer own = new RegisteredBuffer(device, size, 0, "a staging block of a connection");
+                return new StagingBlock(Unpooled.wrappedBuffer(own.buffer()), own.address(), own.lkey(), own);
+            } catch (IOException e) {
+                logger.debug("no staging block of {} bytes of its own on {}", size, device, e);
+                return null;
+            }
+        }
+
+        @Override
         public void give(StagingBlock block) {
-            block.memory().release();
+            if (block.registration() != null) {
+                ((RegisteredBuffer) block.registration()).close();
+            } else {
+                block.memory().release();
+            }
         }
     }
 

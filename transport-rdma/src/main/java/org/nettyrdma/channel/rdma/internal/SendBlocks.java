@@ -32,8 +32,10 @@ import java.util.ArrayDeque;
  *
  * <p>The blocks held never pass the limit ({@code SO_SNDBUF}): that bounds the bytes a connection has
  * in flight as the one send buffer of that size did, and the write water marks follow it. When the
- * limit or the pool refuses a block, {@link #take} answers -1 and the caller waits for a completion;
- * {@link #starved()} says whether it was the pool, which nothing of this connection will refill.
+ * limit refuses a block, {@link #take} answers -1 and the caller waits for a completion. When the
+ * pool has none, a connection that holds blocks waits the same way; one that holds none, and so has
+ * no completion to wait for, registers a block of its own ({@link Source#takeOwn}), and only if that
+ * is refused too, {@link #starved()} says that nothing of this connection will bring one.
  *
  * <p>Marks are monotonic {@code long}s, so there is no wrap-around case. Not thread-safe.
  */
@@ -49,6 +51,13 @@ public final class SendBlocks {
     public interface Source {
         /** Returns an empty block of exactly {@code size} bytes, a power of two, or {@code null} if none is free. */
         StagingBlock take(int size);
+
+        /**
+         * Returns a block of {@code size} bytes registered for this connection alone, or {@code null}
+         * if that is refused too: asked only by a connection that holds no block and found none in
+         * the pool, so that it has something to send from rather than nothing to wait for.
+         */
+        StagingBlock takeOwn(int size);
 
         /** Takes back a block {@link #take} returned; no work request reads it any more. */
         void give(StagingBlock block);
@@ -196,6 +205,9 @@ public final class SendBlocks {
                 return null;
             }
             block = source.take(size);
+            if (block == null && heldBytes == 0) {
+                block = source.takeOwn(size);
+            }
             starved = block == null;
             if (block == null) {
                 return null;

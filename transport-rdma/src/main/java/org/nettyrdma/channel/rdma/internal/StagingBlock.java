@@ -28,14 +28,24 @@ public final class StagingBlock {
     private final ByteBuf memory;
     private final long address;
     private final int lkey;
+    private final AutoCloseable registration;
     /** The staging mark at which the block stopped taking regions; its last region completes by it. */
     long end = Long.MAX_VALUE;
 
     /** Creates a block over {@code memory}, empty, that the device reads at {@code address} with {@code lkey}. */
     public StagingBlock(ByteBuf memory, long address, int lkey) {
+        this(memory, address, lkey, null);
+    }
+
+    /**
+     * Creates a block over {@code memory} that the device reads at {@code address} with {@code lkey},
+     * under {@code registration}, which is the block's own rather than a shared slab's.
+     */
+    public StagingBlock(ByteBuf memory, long address, int lkey, AutoCloseable registration) {
         this.memory = memory;
         this.address = address;
         this.lkey = lkey;
+        this.registration = registration;
     }
 
     /** Returns the block's memory, for copying and encoding into it at the offsets {@link SendBlocks} gives. */
@@ -51,6 +61,11 @@ public final class StagingBlock {
     /** Returns the local key under which the connection's device reads the block. */
     public int lkey() {
         return lkey;
+    }
+
+    /** Returns the registration made for this block alone, or {@code null} for a block of a shared slab. */
+    public AutoCloseable registration() {
+        return registration;
     }
 
     /** Returns the block's size in bytes. */

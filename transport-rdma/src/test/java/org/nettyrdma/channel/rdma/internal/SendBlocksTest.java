@@ -33,10 +33,15 @@ class SendBlocksTest {
 
     private static final int KIB = 1024;
 
-    /** A pool that hands out up to {@code free} bytes of blocks and counts what is out. */
+    /**
+     * A pool that hands out up to {@code free} bytes of blocks and counts what is out, and registers
+     * up to {@code ownFree} bytes of blocks of a connection's own.
+     */
     private static final class CountingSource implements SendBlocks.Source {
         long free;
         long out;
+        long ownFree;
+        long ownOut;
         final List<Integer> taken = new ArrayList<>();
 
         CountingSource(long free) {
@@ -55,7 +60,22 @@ class SendBlocksTest {
         }
 
         @Override
+        public StagingBlock takeOwn(int size) {
+            if (size > ownFree) {
+                return null;
+            }
+            ownFree -= size;
+            ownOut += size;
+            return new StagingBlock(Unpooled.buffer(size, size), 0, 9, () -> { });
+        }
+
+        @Override
         public void give(StagingBlock block) {
+            if (block.registration() != null) {
+                ownFree += block.capacity();
+                ownOut -= block.capacity();
+                return;
+            }
             free += block.capacity();
             out -= block.capacity();
         }
@@ -194,5 +214,26 @@ class SendBlocksTest {
         SendBlocks blocks = new SendBlocks(pool, 48 * KIB);
         assertEquals(0, blocks.take(KIB));
         assertEquals(List.of(32 * KIB), pool.taken, "a block never passes the limit");
+    }
+
+    @Test
+    void aConnectionHoldingNothingRegistersABlockOfItsOwnWhenThePoolHasNone() {
+        CountingSource pool = new CountingSource(SendBlocks.BLOCK_SIZE);
+        pool.ownFree = Long.MAX_VALUE;
+        SendBlocks blocks = new SendBlocks(pool, 1024 * KIB);
+        assertEquals(0, blocks.take(60 * KIB));
+        long inPool = blocks.mark();
+        assertEquals(-1, blocks.take(8 * KIB), "the pool is empty; a completion will bring a block back");
+        assertTrue(blocks.starved());
+        assertEquals(0, pool.ownOut, "no block of its own while it holds one of the pool");
+
+        blocks.returnTo(inPool);
+        assertEquals(0, blocks.heldBytes());
+        pool.free = 0;
+        assertEquals(0, blocks.take(8 * KIB), "nothing to wait for: a block of its own");
+        assertFalse(blocks.starved());
+        assertEquals(SendBlocks.BLOCK_SIZE, pool.ownOut);
+        blocks.returnTo(blocks.mark());
+        assertEquals(0, pool.ownOut, "given back, its registration with it, once nothing is in flight");
     }
 }
