@@ -143,6 +143,16 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
         return current < count;
     }
 
+    /** Returns {@code true} if the unstaged messages hold at most {@code bytes} bytes together. */
+    boolean remainingAtMost(int bytes) {
+        long left = bytes;
+        for (int i = current; i < count && left >= 0; i++) {
+            Object msg = messages[i];
+            left -= msg instanceof ByteBuf ? lengths[i] : ((TrackedFileRegion) msg).unstaged();
+        }
+        return left >= 0;
+    }
+
     /** Returns the unstaged units of the current message: for a file region, at most its bytes. */
     int currentLength() {
         Object msg = messages[current];

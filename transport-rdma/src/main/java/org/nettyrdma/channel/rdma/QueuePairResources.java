@@ -33,11 +33,13 @@ import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 /**
  * The verbs objects of one connection, and their frees: the queue pair, made on the loop's shared
  * receive queue, its reservation in the loop's completion queue, and, from this side's
- * {@code HELLO} on, the ring the peer writes into with its memory window, and the send buffer.
+ * {@code HELLO} on, the ring the peer writes into with its memory window. The memory sends are
+ * staged in is not here: the sender takes it from the shared pool while sends are in flight
+ * ({@link RdmaSender}).
  *
- * <p>The ring and the send buffer are made only when this side sends its {@code HELLO}: an accepting
- * side sends it in answer to the peer's, so a peer that connects and never speaks holds a queue pair
- * and its reservation in the shared receive queue ({@link RdmaReceiver}), no memory of its own.
+ * <p>The ring is made only when this side sends its {@code HELLO}: an accepting side sends it in
+ * answer to the peer's, so a peer that connects and never speaks holds a queue pair and its
+ * reservation in the shared receive queue ({@link RdmaReceiver}), no memory of its own.
  *
  * <p>The ring is registered without remote access; the peer writes into it through a type-2 memory
  * window bound to this connection's queue pair (docs/security.md). A window's rkey works only on the
@@ -68,7 +70,6 @@ final class QueuePairResources {
     private RegisteredBuffer ring;
     private long window;
     private int ringKey;
-    private RegisteredBuffer sendBuffer;
     private boolean closed;
 
     private QueuePairResources(CompletionQueue cq, int cqEntries, long id, SharedReceiveQueue srq) {
@@ -109,9 +110,12 @@ final class QueuePairResources {
         qpNum = verbs._getQpNum(qp);
     }
 
-    /** Returns the registered bytes of a connection's share of receive slots, ring and send buffer together. */
-    static long registeredBytes(int slots, int slotSize, int ringSize, int sendSize) {
-        return (long) slots * slotSize + ringSize + sendSize;
+    /**
+     * Returns the most registered bytes a connection holds: its share of receive slots, its ring, and
+     * the staging blocks of its sends in flight, at most {@code sendLimit} ({@code SO_SNDBUF}).
+     */
+    static long registeredBytes(int slots, int slotSize, int ringSize, int sendLimit) {
+        return (long) slots * slotSize + ringSize + sendLimit;
     }
 
     /**
@@ -143,17 +147,16 @@ final class QueuePairResources {
 
     /**
      * Registers the ring of {@code ringSize} bytes with its memory window, unless {@code ringSize} is 0
-     * (no ring: the peer may write nowhere), and the send buffer of {@code sendSize} bytes. On failure
-     * the connection fails, and {@link #close()} frees what was made.
+     * (no ring: the peer may write nowhere). On failure the connection fails, and {@link #close()}
+     * frees what was made.
      */
-    void openBuffers(int ringSize, int sendSize) throws IOException {
+    void openBuffers(int ringSize) throws IOException {
         // Each is stored as soon as it exists: close() frees what a failure here leaves.
         if (ringSize > 0) {
             ring = new RegisteredBuffer(device, ringSize, RegisteredBuffer.LOCAL_WRITE | RegisteredBuffer.MW_BIND,
                     "the receive ring of a connection");
             window = RdmaNative.allocMw(device.pd());
         }
-        sendBuffer = new RegisteredBuffer(device, sendSize, 0, "the send buffer of a connection");
     }
 
     /**
@@ -202,14 +205,9 @@ final class QueuePairResources {
         return ringKey;
     }
 
-    /** The send buffer; {@code null} before {@link #openBuffers}. */
-    RegisteredBuffer sendBuffer() {
-        return sendBuffer;
-    }
-
-    /** Returns the registered bytes of its own held now: the ring and the send buffer. */
+    /** Returns the registered bytes of its own held now: the ring (slots are shared, staging blocks the sender's). */
     long registeredBytes() {
-        return (long) (ring != null ? ring.size() : 0) + (sendBuffer != null ? sendBuffer.size() : 0);
+        return ring != null ? ring.size() : 0;
     }
 
     /**
@@ -257,7 +255,6 @@ final class QueuePairResources {
             }
         } finally {
             try {
-                closeBuffer(sendBuffer);
                 closeBuffer(ring);
             } finally {
                 cq.unreserve(cqEntries);

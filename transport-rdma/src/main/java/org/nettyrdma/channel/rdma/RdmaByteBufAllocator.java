@@ -15,16 +15,24 @@
  */
 package org.nettyrdma.channel.rdma;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.util.internal.SystemPropertyUtil;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RegionByteBuf;
+import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.channel.rdma.internal.RegisteredMemoryPool;
 import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
+import org.nettyrdma.channel.rdma.internal.SendBlocks;
+import org.nettyrdma.channel.rdma.internal.StagingBlock;
 
 /**
  * The default {@link ByteBufAllocator} of RDMA channels: direct buffers come from memory that is
@@ -46,9 +54,13 @@ import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
  * releases the others once they stayed unused for {@code -Dorg.nettyrdma.allocator.releaseDelayMillis}
  * (default 1000; 0 releases a slab as its last block returns): their registration then, their memory
  * when the garbage collector frees it.
- * It is registered for local access only: peers can neither read nor write it. Thread-safe.
+ * It is registered for local access only: peers can neither read nor write it. Connections stage the
+ * bytes they copy before sending in blocks of the same pool ({@link #stagingBlocks}), so the memory
+ * they hold for that comes and goes with their sends. Thread-safe.
  */
 public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaByteBufAllocator.class);
 
     private static final long MAX_MEMORY = SystemPropertyUtil.getLong("org.nettyrdma.allocator.maxMemory",
             256L * 1024 * 1024);
@@ -106,6 +118,64 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
             return unregistered.directBuffer(initialCapacity, maxCapacity);
         }
         return toLeakAwareBuffer(RegionByteBuf.ofBlock(this, POOL, block, initialCapacity, maxCapacity));
+    }
+
+    /**
+     * Returns where a connection on {@code device} takes the blocks it stages its copied sends in:
+     * blocks of this allocator's pool, whose slabs are registered with {@code device} on first use.
+     * They count against the pool's limit and the registered memory limit like any buffer of it.
+     */
+    static SendBlocks.Source stagingBlocks(RdmaDevice device) {
+        return new StagingBlocks(device);
+    }
+
+    /** The pool's blocks, with their key on one device, as one connection's staging memory. */
+    private static final class StagingBlocks implements SendBlocks.Source {
+        private final RdmaDevice device;
+
+        StagingBlocks(RdmaDevice device) {
+            this.device = device;
+        }
+
+        @Override
+        public StagingBlock take(int size) {
+            ByteBuffer block = POOL.allocate(size);
+            if (block == null) {
+                return null;
+            }
+            RegionByteBuf memory = RegionByteBuf.ofBlock(DEFAULT, POOL, block, size, size);
+            long address = memory.memoryAddress();
+            try {
+                return new StagingBlock(memory, address, RegisteredSlab.find(address, size).lkey(device));
+            } catch (IOException e) {
+                // The registered memory limit refused the slab on this device, or the device is going:
+                // the connection waits as for a full pool (SendBlocks#starved).
+                memory.release();
+                logger.debug("no staging block of {} bytes on {}", size, device, e);
+                return null;
+            }
+        }
+
+        @Override
+        public StagingBlock takeOwn(int size) {
+            try {
+                // Small (a block, not a slab), so it fits where the limit has no room for a slab.
+                RegisteredBuffer own = new RegisteredBuffer(device, size, 0, "a staging block of a connection");
+                return new StagingBlock(Unpooled.wrappedBuffer(own.buffer()), own.address(), own.lkey(), own);
+            } catch (IOException e) {
+                logger.debug("no staging block of {} bytes of its own on {}", size, device, e);
+                return null;
+            }
+        }
+
+        @Override
+        public void give(StagingBlock block) {
+            if (block.registration() != null) {
+                ((RegisteredBuffer) block.registration()).close();
+            } else {
+                block.memory().release();
+            }
+        }
     }
 
     /**

@@ -80,7 +80,8 @@ public final class RdmaChannelMetrics {
     }
 
     /**
-     * Returns the bytes copied into the registered send buffer before they were sent: every Send's
+     * Returns the bytes copied into registered staging blocks (or, inline, into the work request) before
+     * they were sent: every Send's
      * payload, and the RDMA Writes of buffers that are not registered memory (heap buffers, buffers of
      * other allocators, file regions). Large buffers from {@link RdmaByteBufAllocator} are read by the
      * device where they are, and are not counted.
@@ -123,10 +124,12 @@ public final class RdmaChannelMetrics {
     }
 
     /**
-     * Returns the memory this connection registered with the device: its receive slots, its ring and
-     * its send buffer; 0 once the connection is gone (a closed channel keeps it until its last sends
-     * completed, at most 2 s). Registered buffers of {@link RdmaByteBufAllocator} are shared and
-     * not counted here ({@link RdmaByteBufAllocator#registeredBytes()}).
+     * Returns the registered memory this connection held when the metrics were taken: its receive
+     * slots, its ring, and the blocks of {@link RdmaByteBufAllocator}'s pool its sends in flight were
+     * staged in (none while no send is in flight, at most {@code SO_SNDBUF}); 0 once the connection is
+     * gone (a closed channel keeps it until its last sends completed, at most 2 s). The pool's slabs,
+     * staging blocks included, are registered once for the process and counted by
+     * {@link RdmaByteBufAllocator#registeredBytes()}; other buffers of the allocator are not counted here.
      */
     public long registeredBytes() {
         return registeredBytes;

@@ -19,8 +19,8 @@ import io.netty.channel.ChannelOption;
 
 /**
  * Options specific to RDMA channels. Standard options keep their meaning where RDMA has one:
- * {@code SO_RCVBUF} is the size of the ring the peer may write into, {@code SO_SNDBUF} the registered
- * memory outgoing data is staged in until the device has sent it.
+ * {@code SO_RCVBUF} is the size of the ring the peer may write into, {@code SO_SNDBUF} the most
+ * registered memory outgoing data is staged in until the device has sent it.
  *
  * @param <T> the option's value type
  */
@@ -80,7 +80,7 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
 
     /**
      * The registered memory the connections from one source address may hold on a server; an option
-     * of the server channel, default a quarter of the process's limit
+     * of the server channel, default half of the process's limit
      * ({@link RdmaMemoryMetrics#LIMIT_PROPERTY}). A connect request is admitted only if what the
      * connections from its address hold, with all this connection can come to hold, stays within it;
      * one that does not is refused at once, with the reason, so that one client cannot take the memory

@@ -53,6 +53,13 @@ final class RdmaConnection implements CompletionListener {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaConnection.class);
 
+    /**
+     * How long a connection whose sends wait for a staging block, with none in flight, waits before it
+     * asks the pool again: blocks come back as other connections' sends complete, on loops that do not
+     * tell this one, so it looks again rather than wait for a completion that will not come.
+     */
+    private static final long BLOCK_RETRY_MILLIS = 10;
+
     /** What the channel learns from its connection. */
     interface Events {
         /** The peer's {@code HELLO} arrived: the connection can carry data. */
@@ -94,7 +101,6 @@ final class RdmaConnection implements CompletionListener {
     private final int slots;
     private final int slotSize;
     private final int ringSize;
-    private final int sendBufferSize;
     /**
      * The accepting side sends its {@code HELLO} in answer to the connecting side's: only then is the
      * connecting side's queue pair sure to be ready to receive (protocol.md, "Connection").
@@ -107,6 +113,8 @@ final class RdmaConnection implements CompletionListener {
     private final RdmaSocketChannelConfig config;
     /** Looks at {@link #creditWait} when its bound may have passed; {@code null} when none is due. */
     private Future<?> creditDeadline;
+    /** Asks the pool again for a staging block; {@code null} when none is due. */
+    private Future<?> blockRetry;
     private final RdmaReceiver receiver;
     private final RdmaSender sender;
     private boolean closed;
@@ -115,8 +123,8 @@ final class RdmaConnection implements CompletionListener {
      * Creates the queue pair on {@code id}, in {@code cq} where {@link #completionQueueEntries} are
      * reserved for it and on the shared receive queue {@code srq}, and reserves the peer's first
      * slots there: all before the connection is established, so no Send from the peer can find no
-     * receive. The ring and the send buffer follow with this side's {@code HELLO}. All or nothing: if
-     * any step fails, everything made before it is freed and the reservations are returned.
+     * receive. The ring follows with this side's {@code HELLO}. All or nothing: if any step fails,
+     * everything made before it is freed and the reservations are returned.
      */
     RdmaConnection(Events events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq, long id,
                    RdmaSocketChannelConfig config, boolean accepted) throws IOException {
@@ -130,11 +138,12 @@ final class RdmaConnection implements CompletionListener {
         this.slotSize = config.getSlotSize();
         // No ring where a window would not confine the peer: then it may write nowhere (RingPolicy).
         this.ringSize = ringSize(config, device);
-        this.sendBufferSize = config.getSendBufferSize();
+        int sendBufferSize = config.getSendBufferSize();
         int sendDepth = sendQueueDepth(config, device);
         // A connection the limit cannot hold is refused now, with the reason, rather than after the
-        // peer's HELLO: a peer that never speaks holds one shared slot until then, no more.
-        long atStart = registeredBytesAtStart(config, device);
+        // peer's HELLO: what its first share adds to the shared queue, and its ring. A peer that never
+        // speaks holds one shared slot until then, no more.
+        long atStart = srq.registrationNeeded(Math.min(RdmaReceiver.INITIAL_SHARE, slots)) + ringSize;
         if (!RegisteredMemoryBudget.hasRoom(atStart)) {
             throw RegisteredMemoryBudget.refusal("a connection", atStart);
         }
@@ -164,13 +173,14 @@ final class RdmaConnection implements CompletionListener {
 
     /**
      * Returns the registered bytes a connection with {@code config} on {@code device} holds once both
-     * {@code HELLO}s are out, before its peer's share grows: its first slots of the shared receive
-     * queue, its ring if it opens one, and its send buffer. Growth asks again
-     * ({@link Events#mayHoldMore}).
+     * {@code HELLO}s are out, idle, before its peer's share grows: its first slots of the shared
+     * receive queue and its ring if it opens one. Growth asks again ({@link Events#mayHoldMore});
+     * staging blocks come from the allocator's pool while sends are in flight, at most
+     * {@code SO_SNDBUF}.
      */
     static long registeredBytesAtStart(RdmaSocketChannelConfig config, RdmaDevice device) {
         return QueuePairResources.registeredBytes(Math.min(RdmaReceiver.INITIAL_SHARE, config.getReceiveSlots()),
-                config.getSlotSize(), ringSize(config, device), config.getSendBufferSize());
+                config.getSlotSize(), ringSize(config, device), 0);
     }
 
     /**
@@ -209,23 +219,32 @@ final class RdmaConnection implements CompletionListener {
         return new RdmaChannelMetrics(counters, open ? registeredBytes() : 0, open ? resources.maxInline() : 0);
     }
 
-    /** Returns the registered bytes this connection holds: its own, and the shared receive slots reserved for it. */
+    /**
+     * Returns the registered bytes this connection holds now: its ring, its share of the shared
+     * receive slots, and the staging blocks of its sends in flight.
+     */
     long registeredBytes() {
-        return resources.registeredBytes() + receiver.registeredBytes();
+        return admittedBytes() + (sender != null ? sender.stagingBytes() : 0);
+    }
+
+    /**
+     * Returns what the connection holds that its source address's cap counts: its ring and its share
+     * of the shared receive slots, not the staging blocks, which its sends hold only while in flight.
+     */
+    long admittedBytes() {
+        return resources.registeredBytes() + (receiver != null ? receiver.registeredBytes() : 0);
     }
 
     /**
      * Sends this side's {@code HELLO}: the connecting side's once established, the accepting side's
-     * when the connecting side's arrives. The send buffer and the ring, if this connection has one, are
-     * registered now, and the ring's memory window is bound to this queue pair just before the
-     * {@code HELLO} that carries its key.
+     * when the connecting side's arrives. The ring, if this connection has one, is registered now, and
+     * its memory window is bound to this queue pair just before the {@code HELLO} that carries its key.
      */
     void sendHello() throws IOException {
         receiver.reserveShare();
-        resources.openBuffers(ringSize, sendBufferSize);
+        resources.openBuffers(ringSize);
         RegisteredBuffer ring = resources.ring();
         receiver.open(ring);
-        sender.open(resources.sendBuffer());
         HelloMessage hello;
         if (ring != null) {
             resources.bindRing(sender.chain().stamp(sender.nextSequence()));
@@ -259,6 +278,33 @@ final class RdmaConnection implements CompletionListener {
                 creditWait.ended();
             }
             maybeSendCredit();
+            retryIfWaitingForBlock();
+        }
+    }
+
+    /**
+     * Makes sure the sender asks the pool again if its sends wait for a staging block and nothing in
+     * flight will complete to trigger a flush: the writes stay in the outbound buffer meanwhile, and
+     * the channel turns unwritable above its high water mark, as when the peer is slow.
+     */
+    private void retryIfWaitingForBlock() {
+        if (blockRetry != null || closed || !sender.waitingForBlock() || hasOutstandingSends()) {
+            return;
+        }
+        blockRetry = eventLoop.schedule(this::blockRetryDue, BLOCK_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private void blockRetryDue() {
+        blockRetry = null;
+        if (closed) {
+            return;
+        }
+        // Flushes what waits, which looks again if it still finds no block.
+        events.writeSpaceAvailable();
+        try {
+            maybeSendCredit();
+        } catch (IOException e) {
+            events.connectionFailed(e);
         }
     }
 
@@ -310,7 +356,11 @@ final class RdmaConnection implements CompletionListener {
         if (!isReady() || closed) {
             return false;
         }
-        return sender.sendControl(type);
+        if (sender.sendControl(type)) {
+            return true;
+        }
+        retryIfWaitingForBlock();
+        return false;
     }
 
     /**
@@ -524,10 +574,15 @@ final class RdmaConnection implements CompletionListener {
             creditDeadline.cancel(false);
             creditDeadline = null;
         }
+        if (blockRetry != null) {
+            blockRetry.cancel(false);
+            blockRetry = null;
+        }
         try {
             resources.close();
         } finally {
-            // The device reads nothing any more: buffers sent in place can go back to their pool.
+            // The device reads nothing any more: buffers sent in place and the staging blocks can go
+            // back to their pool.
             if (sender != null) {
                 sender.close();
             }

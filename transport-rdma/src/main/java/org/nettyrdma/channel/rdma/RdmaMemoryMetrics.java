@@ -81,8 +81,9 @@ public final class RdmaMemoryMetrics {
     }
 
     /**
-     * Returns the bytes connections hold of their own: rings, and staging blocks registered for a
-     * connection alone. Their receive slots are {@linkplain #sharedReceiveBytes() shared}.
+     * Returns the bytes connections hold on their own: rings, and the staging blocks registered for
+     * one connection when the pool had none. Their receive slots are {@linkplain #sharedReceiveBytes()
+     * shared}, and the blocks of the allocator's pool they stage sends in are in {@link #allocatorBytes()}.
      */
     public long connectionBytes() {
         return connectionBytes;

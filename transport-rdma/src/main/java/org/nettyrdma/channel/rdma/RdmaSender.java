@@ -21,16 +21,17 @@ import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.HELLO_SIZE;
 import java.io.IOException;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelOutboundBuffer;
 import org.nettyrdma.channel.rdma.internal.CreditReturn;
 import org.nettyrdma.channel.rdma.internal.HelloMessage;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
-import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
+import org.nettyrdma.channel.rdma.internal.SendBlocks;
 import org.nettyrdma.channel.rdma.internal.SendCredits;
-import org.nettyrdma.channel.rdma.internal.SendStaging;
+import org.nettyrdma.channel.rdma.internal.StagingBlock;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
 
 /**
@@ -39,11 +40,14 @@ import org.nettyrdma.channel.rdma.internal.WorkRequests;
  * buffer when the requests that carry them complete, so a write's promise means the peer's device has
  * the bytes.
  *
- * <p>Writes up to the peer's slot size travel as Sends, all that fit of one flush in one Send, copied
- * into the registered send buffer (inline where the queue pair allows). Larger ones travel as RDMA
- * Writes with immediate into the peer's ring: read where they are if they lie in registered memory
- * ({@link RdmaByteBufAllocator}), copied otherwise (docs/decisions.md#send-or-write). One flush is one post of a chain; which requests
- * of it are signaled is {@link SendSignals}' choice, and the {@link SendLedger} keeps what each
+ * <p>Writes up to the peer's slot size travel as Sends, all that fit of one flush in one Send: inline
+ * where the queue pair allows, encoded in a small unregistered buffer that the device copies from
+ * when the request is posted, else copied into registered staging blocks ({@link SendBlocks}) that
+ * the connection holds only while sends are in flight. Larger ones travel as RDMA Writes with
+ * immediate into the peer's ring: read where they are if they lie in registered memory
+ * ({@link RdmaByteBufAllocator}), copied into staging blocks otherwise
+ * (docs/decisions.md#send-or-write, docs/decisions.md#send-staging-blocks). One flush is one post of
+ * a chain; which requests of it are signaled is {@link SendSignals}' choice, and the {@link SendLedger} keeps what each
  * completion frees. Headers carry the credits this side owes the peer ({@link CreditReturn}).
  *
  * <p>Not thread-safe: used on the channel's event loop only.
@@ -57,25 +61,36 @@ final class RdmaSender {
     private final long qp;
     /** The largest Send posted inline: what the user asked for, as far as the device granted it. */
     private final int maxInline;
-    private final int sendBufferSize;
     private final CreditReturn owed;
     private final ConnectionCounters counters;
     private final WorkRequests chain;
-    private final SendStaging staging;
+    private final SendBlocks blocks;
     private final SendLedger ledger;
     private final SendSignals signals = new SendSignals();
     private final FlushedBytes flushed = new FlushedBytes();
-    /** The send buffer, registered when this side sends its {@code HELLO}; null before. */
-    private RegisteredBuffer sendBuffer;
-    private ByteBuf sendView;
+    /**
+     * The inline Sends of the chain being built: room for a full chain of them, reused once it is
+     * posted, since the device copies inline data when the request is posted. Not registered; null
+     * where the queue pair takes no inline data.
+     */
+    private final ByteBuf inline;
+    private final long inlineAddress;
+    private int inlineUsed;
+    /** Where the last {@link #place} put a request's bytes: the buffer and offset to write, the address to post. */
+    private ByteBuf placed;
+    private int placedOffset;
+    private long placedAddress;
+    private int placedLkey;
+    /** The last staging failed for want of a block the pool did not have; a retry is the caller's. */
+    private boolean waitingForBlock;
     /** The peer's {@code HELLO}, and the credits it granted; null before it arrived. */
     private HelloMessage peer;
     private SendCredits credits;
     /** The last flush stopped with data left for want of the peer's slots. */
     private boolean stalledOnCredit;
-    /** The largest Send payload to the peer: its slot, as far as this side's send buffer can stage it. */
+    /** The largest Send payload to the peer: its slot, as far as this side's staging can take it. */
     private int maxSendPayload;
-    /** The largest Write copied into the send buffer: a quarter of the peer's ring, or of the send buffer. */
+    /** The largest Write copied into staging: a quarter of the peer's ring, or the largest staging region. */
     private int maxCopiedWrite;
     /** The sequence number of this side's {@code HELLO} once it is posted; -1 before. */
     private long helloSequence = -1;
@@ -86,19 +101,24 @@ final class RdmaSender {
         this.device = device;
         this.qp = qp;
         this.maxInline = maxInline;
-        this.sendBufferSize = sendBufferSize;
         this.owed = owed;
         this.counters = counters;
-        staging = new SendStaging(sendBufferSize);
+        // SO_SNDBUF bounds the staging blocks held, and so the bytes copied and in flight.
+        blocks = new SendBlocks(RdmaByteBufAllocator.stagingBlocks(device), sendBufferSize);
         ledger = new SendLedger(sendDepth);
+        inline = maxInline > 0 ? ByteBufAllocator.DEFAULT.directBuffer(CHAIN * maxInline, CHAIN * maxInline) : null;
+        inlineAddress = inline != null ? RdmaNative.directBufferAddress(inline.nioBuffer(0, inline.capacity())) : 0;
+        WorkRequests sends;
+        try {
+            sends = WorkRequests.sends(CHAIN);
+        } catch (RuntimeException e) {
+            if (inline != null) {
+                inline.release();
+            }
+            throw e;
+        }
         // Last: nothing after it can fail and leave the chain's memory to nobody (close() frees it).
-        chain = WorkRequests.sends(CHAIN);
-    }
-
-    /** Takes the registered send buffer into use (with this side's {@code HELLO}). */
-    void open(RegisteredBuffer buffer) {
-        sendBuffer = buffer;
-        sendView = Unpooled.wrappedBuffer(buffer.buffer());
+        chain = sends;
     }
 
     /** Returns the sequence number, the {@code wr_id}, that the next send request gets. */
@@ -113,12 +133,15 @@ final class RdmaSender {
 
     /** Posts this side's {@code HELLO}. */
     void sendHello(HelloMessage hello) throws IOException {
-        int offset = staging.take(HELLO_SIZE);
-        sendView.writerIndex(offset);
-        hello.encode(sendView);
+        if (!place(HELLO_SIZE, true)) {
+            throw new IOException("no registered memory to stage this side's HELLO in (" + HELLO_SIZE
+                    + " bytes, more than the queue pair's inline data of " + maxInline + " bytes)");
+        }
+        placed.writerIndex(placedOffset);
+        hello.encode(placed);
         long sequence = ledger.next();
-        chain.addSend(sequence, WorkRequests.OPCODE_SEND, inlineFlag(HELLO_SIZE), sendBuffer.address() + offset,
-                HELLO_SIZE, sendBuffer.lkey(), 0, 0, 0);
+        chain.addSend(sequence, WorkRequests.OPCODE_SEND, inlineFlag(HELLO_SIZE), placedAddress, HELLO_SIZE,
+                placedLkey, 0, 0, 0);
         mark();
         post();
         counters.controlMessages++;
@@ -145,10 +168,10 @@ final class RdmaSender {
         peer = hello;
         credits = new SendCredits(hello.slots(), hello.maxSlots(), hello.ringSize());
         credits.consumeSlot(); // this side's own HELLO
-        // A Send or a copied Write must fit the send buffer with room for others in flight, whatever
+        // A Send or a copied Write must fit the staging limit with room for others in flight, whatever
         // slot or ring the peer announces.
-        maxSendPayload = Math.min(hello.slotSize(), sendBufferSize / 4) - HEADER_SIZE;
-        maxCopiedWrite = Math.min(maxWrite(), sendBufferSize / 4);
+        maxSendPayload = Math.min(hello.slotSize(), blocks.largestRegion()) - HEADER_SIZE;
+        maxCopiedWrite = Math.min(maxWrite(), blocks.largestRegion());
     }
 
     /** The largest payload of one Write: a quarter of the peer's ring, so returns always unblock it. */
@@ -173,6 +196,7 @@ final class RdmaSender {
             return false;
         }
         stalledOnCredit = false;
+        waitingForBlock = false;
         if (!flushed.hasInFlight()) {
             // Empty writes at the head wait for nothing: complete them now.
             flushed.removeSent(in, 0);
@@ -195,6 +219,7 @@ final class RdmaSender {
                     break;
                 }
                 if (!(stageWrite() || stageSend())) {
+                    // No staging room: a completion gives some back, or the pool a block (waitingForBlock).
                     break;
                 }
             }
@@ -240,20 +265,19 @@ final class RdmaSender {
             return true;
         }
         length = Math.min(length, maxCopiedWrite);
-        if (!credits.canReserveRing(length) || !staging.canTake(length)) {
+        if (!credits.canReserveRing(length) || !place(length, false)) {
             return false;
         }
-        int offset = staging.take(length);
         // A file region may deliver fewer bytes than its units; the Write carries what was copied.
-        int copied = flushed.copyCurrent(sendView, offset, length);
-        staging.giveBack(length - copied);
-        addWrite(sendBuffer.address() + offset, copied, sendBuffer.lkey(), true);
+        int copied = flushed.copyCurrent(placed, placedOffset, length);
+        blocks.giveBack(length - copied);
+        addWrite(placedAddress, copied, placedLkey, true);
         return true;
     }
 
     /**
      * Adds an RDMA Write with immediate of {@code length} bytes into the peer's ring to the chain:
-     * bytes {@code copied} into the send buffer, or a registered buffer's, read where they are.
+     * bytes {@code copied} into a staging block, or a registered buffer's, read where they are.
      */
     private void addWrite(long address, int length, int lkey, boolean copied) {
         counters.wrote(length, copied);
@@ -269,10 +293,16 @@ final class RdmaSender {
     /** Copies as much of the flushed bytes as fits into one Send. */
     private boolean stageSend() throws IOException {
         int room = maxSendPayload;
-        int offset = staging.take(HEADER_SIZE + room);
-        if (offset < 0) {
+        // All that is left fits inline: the Send needs no staging block at all. A small Send that
+        // stops in front of a large write is told only as it is copied, and goes through a block.
+        boolean small = maxInline >= HEADER_SIZE && flushed.remainingAtMost(maxInline - HEADER_SIZE);
+        if (small) {
+            room = Math.min(room, maxInline - HEADER_SIZE);
+        }
+        if (!place(HEADER_SIZE + room, small)) {
             return false;
         }
+        int offset = placedOffset;
         int payload = 0;
         while (flushed.hasRemaining() && payload < room) {
             int readable = flushed.currentLength();
@@ -281,16 +311,16 @@ final class RdmaSender {
                 break;
             }
             int length = Math.min(readable, room - payload);
-            payload += flushed.copyCurrent(sendView, offset + HEADER_SIZE + payload, length);
+            payload += flushed.copyCurrent(placed, offset + HEADER_SIZE + payload, length);
         }
         counters.sent(payload);
         flushed.posted();
-        staging.giveBack(room - payload);
-        sendView.writerIndex(offset);
-        MessageHeader.encode(sendView, RdmaProtocol.TYPE_DATA, owed.takeSlots(), owed.takeRingBytes(), payload);
+        giveBackPlaced(room - payload);
+        placed.writerIndex(offset);
+        MessageHeader.encode(placed, RdmaProtocol.TYPE_DATA, owed.takeSlots(), owed.takeRingBytes(), payload);
         credits.consumeSlot();
         chain.addSend(ledger.next(), WorkRequests.OPCODE_SEND, inlineFlag(HEADER_SIZE + payload),
-                sendBuffer.address() + offset, HEADER_SIZE + payload, sendBuffer.lkey(), 0, 0, 0);
+                placedAddress, HEADER_SIZE + payload, placedLkey, 0, 0, 0);
         signalIfDue(payload);
         mark();
         return true;
@@ -309,18 +339,14 @@ final class RdmaSender {
      * @return {@code true} if it was posted
      */
     boolean sendControl(int type) throws IOException {
-        if (closed || !credits.canSendControl() || ledger.isFull()) {
+        if (closed || !credits.canSendControl() || ledger.isFull() || !place(HEADER_SIZE, true)) {
             return false;
         }
-        int offset = staging.take(HEADER_SIZE);
-        if (offset < 0) {
-            return false;
-        }
-        sendView.writerIndex(offset);
-        MessageHeader.encode(sendView, type, owed.takeSlots(), owed.takeRingBytes(), 0);
+        placed.writerIndex(placedOffset);
+        MessageHeader.encode(placed, type, owed.takeSlots(), owed.takeRingBytes(), 0);
         credits.consumeSlot();
-        chain.addSend(ledger.next(), WorkRequests.OPCODE_SEND, inlineFlag(HEADER_SIZE),
-                sendBuffer.address() + offset, HEADER_SIZE, sendBuffer.lkey(), 0, 0, 0);
+        chain.addSend(ledger.next(), WorkRequests.OPCODE_SEND, inlineFlag(HEADER_SIZE), placedAddress,
+                HEADER_SIZE, placedLkey, 0, 0, 0);
         mark();
         post();
         counters.controlMessages++;
@@ -331,7 +357,8 @@ final class RdmaSender {
      * Probes the peer: an RDMA Write of no bytes, which the peer's device acknowledges without a
      * completion or a receive there. A peer that is gone never acknowledges it, and the queue pair's
      * retries end in a failed completion. A peer without a ring (allowed by the protocol) gets a
-     * {@code CREDIT} message instead.
+     * {@code CREDIT} message instead. The Write is posted inline: with no bytes to read, it needs
+     * no staging and no key.
      *
      * @return {@code true} if a probe was posted
      */
@@ -339,7 +366,7 @@ final class RdmaSender {
         if (peer.ringSize() == 0) {
             return sendControl(RdmaProtocol.TYPE_CREDIT);
         }
-        chain.addSend(ledger.next(), WorkRequests.OPCODE_RDMA_WRITE, 0, sendBuffer.address(), 0, sendBuffer.lkey(),
+        chain.addSend(ledger.next(), WorkRequests.OPCODE_RDMA_WRITE, WorkRequests.FLAG_INLINE, inlineAddress, 0, 0,
                 peer.ringAddress(), peer.ringKey(), 0);
         mark();
         post();
@@ -364,14 +391,71 @@ final class RdmaSender {
      * Returns the flags for a Send of {@code length} bytes: inline when the queue pair takes it. The
      * staged bytes stay reserved until the request completes all the same; only the device's read of
      * them is saved.
+     * Takes room for the {@code length} bytes of a request: in the inline buffer if {@code mayInline}
+     * and the queue pair takes them inline, else in a staging block; {@code placed} and the fields
+     * after it say where.
+     *
+     * @return {@code false} if no staging block has room now
+     */
+    private boolean place(int length, boolean mayInline) {
+        if (mayInline && length <= maxInline) {
+            waitingForBlock = false;
+            placed = inline;
+            placedOffset = inlineUsed;
+            placedAddress = inlineAddress + inlineUsed;
+            placedLkey = 0; // inline data is copied at the post, never read under a key
+            inlineUsed += length;
+            return true;
+        }
+        int offset = blocks.take(length);
+        if (offset < 0) {
+            waitingForBlock = blocks.starved();
+            return false;
+        }
+        waitingForBlock = false;
+        StagingBlock block = blocks.current();
+        placed = block.memory();
+        placedOffset = offset;
+        placedAddress = block.address() + offset;
+        placedLkey = block.lkey();
+        return true;
+    }
+
+    /** Gives back the last {@code unused} bytes of the room the last {@link #place} took. */
+    private void giveBackPlaced(int unused) {
+        if (placed == inline) {
+            inlineUsed -= unused;
+        } else {
+            blocks.giveBack(unused);
+        }
+    }
+
+    /**
+     * Returns {@code true} if the last staging found the pool without a free block: only a completion
+     * of this connection's sends or a retry later gets one then, since other connections' blocks come
+     * back without a word to this one.
+     */
+    boolean waitingForBlock() {
+        return waitingForBlock;
+    }
+
+    /** Returns the bytes of staging blocks held now: the registered memory of this side's sends in flight. */
+    int stagingBytes() {
+        return blocks.heldBytes();
+    }
+
+    /**
+     * Returns the flags for a Send of {@code length} bytes: inline when the queue pair takes it. Bytes
+     * staged in a block stay reserved until the request completes all the same; only the device's
+     * read of them is saved.
      */
     private int inlineFlag(int length) {
         return length <= maxInline ? WorkRequests.FLAG_INLINE : 0;
     }
 
-    /** Records where the send buffer and the outbound bytes stand after the request just added. */
+    /** Records where the staging blocks and the outbound bytes stand after the request just added. */
     private void mark() {
-        ledger.add(staging.mark(), flushed.mark());
+        ledger.add(blocks.mark(), flushed.mark());
     }
 
     /** Posts the chain, its last request signaled: a completion covers every request up to its own. */
@@ -381,7 +465,12 @@ final class RdmaSender {
         }
         chain.signalLast(true);
         signals.posted();
-        chain.post(qp);
+        try {
+            chain.post(qp);
+        } finally {
+            // Posted, the device has the inline data; failed, the connection fails.
+            inlineUsed = 0;
+        }
     }
 
     /** Returns the send requests posted whose completion has not arrived. */
@@ -398,7 +487,7 @@ final class RdmaSender {
         if (!ledger.complete(sequence)) {
             return;
         }
-        staging.returnTo(ledger.stagingMark(sequence));
+        blocks.returnTo(ledger.stagingMark(sequence));
         // Removing the messages completes promises, whose listeners may write and flush: such a flush
         // waits for the connection's writeSpaceAvailable (FlushedBytes.isRemoving()).
         flushed.delivered(closed ? null : in, ledger.outboundMark(sequence));
@@ -416,12 +505,20 @@ final class RdmaSender {
     }
 
     /**
-     * Stops sending and releases the buffers sent in place and the chain: the queue pair is gone, the
-     * device reads nothing any more. Requests stay outstanding until their completions arrive, if they do.
+     * Stops sending and releases the buffers sent in place, the staging blocks and the chain: the
+     * queue pair is gone, the device reads nothing any more. Requests stay outstanding until their
+     * completions arrive, if they do.
      */
     void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
         ledger.releaseHeld();
+        blocks.close();
+        if (inline != null) {
+            inline.release();
+        }
         chain.close();
     }
 

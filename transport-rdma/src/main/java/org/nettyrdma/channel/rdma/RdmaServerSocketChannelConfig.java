@@ -46,7 +46,7 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
     private volatile int backlog = NetUtil.SOMAXCONN;
     private volatile boolean reuseAddress;
     private volatile int receiveBufferSize = RdmaSocketChannelConfig.DEFAULT_BUFFER_SIZE;
-    private volatile long maxRegisteredMemoryPerAddress = RegisteredMemoryBudget.limit() / 4;
+    private volatile long maxRegisteredMemoryPerAddress = RegisteredMemoryBudget.limit() / 2;
 
     RdmaServerSocketChannelConfig(RdmaServerSocketChannel channel) {
         super(channel);

@@ -426,7 +426,7 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
             }
             connection = new RdmaConnection(this, eventLoop(), cq, srq, id, config, acceptedFrom != null);
             if (admission != null) {
-                admission.hold(connection.registeredBytes());
+                admission.hold(connection.admittedBytes());
             }
         }
 
@@ -588,7 +588,9 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
             cancelHelloTimeout();
             if (admission != null) {
                 admission.setUpEnded();
-                admission.hold(connection.registeredBytes());
+                // Its share and ring: staging blocks come and go with its sends, bounded by SO_SNDBUF
+                // and by the process-wide limit, not by the address's cap.
+                admission.hold(connection.admittedBytes());
             }
             boolean wasActive = isActive();
             transition(RdmaChannelState.ACTIVE);

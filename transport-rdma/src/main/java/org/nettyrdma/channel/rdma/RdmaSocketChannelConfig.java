@@ -42,9 +42,10 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
  * <ul>
  *   <li>{@code SO_RCVBUF}: the ring the peer RDMA-Writes large messages into (default 1 MiB, at least
  *       64 KiB: smaller values are raised, as a kernel raises a socket's);</li>
- *   <li>{@code SO_SNDBUF}: the registered memory outgoing bytes are copied into until the device has
- *       sent them (default 1 MiB, at least 64 KiB); a write's promise completes when the device reports
- *       the work request that carried its bytes complete;</li>
+ *   <li>{@code SO_SNDBUF}: the most registered memory outgoing bytes are copied into until the device
+ *       has sent them (default 1 MiB, at least 64 KiB): blocks of the shared pool, held only while
+ *       sends are in flight, so an idle connection holds none; a write's promise completes when the
+ *       device reports the work request that carried its bytes complete;</li>
  *   <li>{@code WRITE_BUFFER_WATER_MARK}: unless set, a high mark of a quarter of {@code SO_SNDBUF}
  *       (256 KiB by default) and a low mark 32 KiB below it. Bytes stay in the outbound buffer,
  *       counted against the marks, until the device completes them, where a TCP socket's kernel
@@ -53,7 +54,7 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
  *       (docs/decisions.md#write-water-marks);</li>
  *   <li>{@code ALLOCATOR}: {@link RdmaByteBufAllocator#DEFAULT} unless set: its direct buffers are
  *       registered memory, and a large write of one travels by RDMA Write from where it is, without
- *       the copy into {@code SO_SNDBUF} that buffers of other allocators take;</li>
+ *       the copy into staging blocks that buffers of other allocators take;</li>
  *   <li>{@code SO_KEEPALIVE}: a connection without a completion for
  *       {@link RdmaChannelOption#KEEPALIVE_IDLE_MILLIS} (default 60 s) is probed with an RDMA Write of
  *       no bytes; a peer gone without a disconnect then closes the channel after the queue pair's
@@ -66,7 +67,7 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 public final class RdmaSocketChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
 
     static final int DEFAULT_BUFFER_SIZE = 1 << 20;
-    /** The smallest ring and send buffer: room for several full slots, so a Send always fits. */
+    /** The smallest ring and staging limit: room for several full slots, so a Send always fits. */
     static final int MIN_BUFFER_SIZE = 64 * 1024;
     /** The default low water mark lies this far below the high one. */
     static final int WATER_MARK_GAP = 32 * 1024;

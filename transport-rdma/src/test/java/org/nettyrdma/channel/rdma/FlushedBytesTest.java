@@ -131,4 +131,17 @@ class FlushedBytesTest {
         assertFalse(full.isDone());
         assertFalse(flushed.isRemoving());
     }
+
+    @Test
+    void remainingAtMostCountsEveryUnstagedMessage() throws Exception {
+        write("hello");
+        write("world!");
+        in.addFlush();
+        flushed.load(in);
+        assertTrue(flushed.remainingAtMost(11), "both messages fit inline together");
+        assertFalse(flushed.remainingAtMost(10));
+        stage(5);
+        assertTrue(flushed.remainingAtMost(6), "only what is not staged counts");
+        flushed.clear();
+    }
 }

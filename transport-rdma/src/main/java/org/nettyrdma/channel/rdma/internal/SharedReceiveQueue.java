@@ -145,6 +145,13 @@ public final class SharedReceiveQueue implements AutoCloseable {
         return reserved + slots <= capacity;
     }
 
+    /** Returns the bytes {@link #reserve} of {@code slots} would register now: the chunks it would add. */
+    public long registrationNeeded(int slots) {
+        int target = Math.min(capacity, reserved + slots + (reserved + slots) / 16);
+        int chunksNeeded = Math.max(0, (target - chunks.size() * CHUNK_SLOTS + CHUNK_SLOTS - 1) / CHUNK_SLOTS);
+        return (long) chunksNeeded * CHUNK_SLOTS * slotSize;
+    }
+
     /**
      * Reserves {@code slots} for a connection's peer, registering and posting more slots first if the
      * queue has fewer than the connections reserved: once this returns, they are posted.
