@@ -21,9 +21,11 @@ package org.nettyrdma.channel.rdma.internal;
  * should change (docs/decisions.md#shared-receive-queue).
  *
  * <ul>
- *   <li>The share doubles, up to its maximum, when a message arrives and leaves the peer a quarter
- *       of it or less: the maximum plays the part of a TCP receive buffer, which fills whether or
- *       not the application reads.</li>
+ *   <li>The share grows fourfold, up to its maximum, when a message arrives and leaves the peer
+ *       half of it or less: the peer has half its share in flight or unreturned, which a peer that
+ *       waits for each answer never has. The maximum plays the part of a TCP receive buffer, which
+ *       fills whether or not the application reads, and a stream reaches it in two steps (4, 16, 64
+ *       slots by default), each announced by a {@code CREDIT} when nothing else goes back.</li>
  *   <li>It halves, down to its minimum, when over a whole share's worth of reads the peer never had
  *       more than half of it in use: the slot just read is then kept back instead of credited, one
  *       per read, until the share is down to the new size.</li>
@@ -78,8 +80,8 @@ public final class SlotShare {
         if (inUse > mostInUse) {
             mostInUse = inUse;
         }
-        if (peerSlots <= share / 4 && share < maximum) {
-            return Math.min(share, maximum - share);
+        if (peerSlots <= share / 2 && share < maximum) {
+            return Math.min(3 * share, maximum - share);
         }
         return 0;
     }

@@ -24,18 +24,15 @@ import org.junit.jupiter.api.Test;
 class SlotShareTest {
 
     @Test
-    void aPeerLeftAQuarterOfItsShareOrLessDoublesIt() {
+    void aPeerLeftHalfOfItsShareOrLessGrowsItFourfold() {
         SlotShare share = new SlotShare(4, 4, 64);
-        assertEquals(0, share.onArrival(2), "two credits of four left: no growth");
-        assertEquals(4, share.onArrival(1), "one credit of four left: the share doubles");
-        share.grew(4);
-        assertEquals(8, share.share());
-        assertEquals(8, share.onArrival(2));
-        share.grew(8);
-        assertEquals(16, share.onArrival(0));
-        share.grew(16);
-        assertEquals(32, share.onArrival(8));
-        share.grew(32);
+        assertEquals(0, share.onArrival(3), "three credits of four left: no growth");
+        assertEquals(12, share.onArrival(2), "two credits of four left: the share grows fourfold");
+        share.grew(12);
+        assertEquals(16, share.share());
+        assertEquals(0, share.onArrival(9));
+        assertEquals(48, share.onArrival(8));
+        share.grew(48);
         assertEquals(64, share.share());
         assertEquals(0, share.onArrival(0), "the share never passes its maximum");
     }
@@ -93,10 +90,10 @@ class SlotShareTest {
         }
         assertEquals(SlotShare.SHRINK, share.onRead());
         assertEquals(15, share.share());
-        assertEquals(15, share.onArrival(0));
-        share.grew(15);
+        assertEquals(45, share.onArrival(0));
+        share.grew(45);
         assertEquals(SlotShare.KEEP, share.onRead());
-        assertEquals(30, share.share());
+        assertEquals(60, share.share());
     }
 
     @Test

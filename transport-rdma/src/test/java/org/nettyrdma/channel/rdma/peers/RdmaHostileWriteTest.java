@@ -322,9 +322,10 @@ class RdmaHostileWriteTest {
      * server's device refuses it, the writer's completion says so and both queue pairs fail. What the
      * server learns depends on the Write, as rxe implements the responder's access error: a Write with
      * immediate had taken a receive, which completes with the error status, and the child must close
-     * with an {@code IOException} naming it; a Write without immediate takes none, so the server gets
-     * no completion of its own, only its receives flushed as the queue pair goes to the error state,
-     * which look like a disconnect: the child closes without an exception.
+     * with an {@code IOException} naming it; a Write without immediate takes none, and the error state
+     * flushes no receive of the loop's shared queue, so the server learns of its queue pair's end only
+     * when it next sends (or the peer disconnects): that send is flushed, which looks like a
+     * disconnect, and the child closes without an exception.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("outsideTheRing")
@@ -340,6 +341,7 @@ class RdmaHostileWriteTest {
             if (withImmediate) {
                 child.assertClosedWith(IOException.class, RdmaHostilePeerTest.REMOTE_ACCESS_ERROR);
             } else {
+                sendFrom(child);
                 child.assertClosedWithoutException();
             }
             raw.awaitDisconnected(30, TimeUnit.SECONDS);
@@ -366,12 +368,21 @@ class RdmaHostileWriteTest {
                 print("the thief's Write", thief, theft);
                 victim.assertIntact(theft.status());
                 assertEquals(REM_ACCESS_ERR, theft.status(), "the thief's Write");
+                sendFrom(thiefChild);
                 thiefChild.assertClosedWithoutException();
                 thief.awaitDisconnected(30, TimeUnit.SECONDS);
             }
             victim.assertGoesOn();
             server.assertStreamIntact();
         }
+    }
+
+    /**
+     * Makes a raw peer's child send, so that it learns its queue pair failed: a failed Write without
+     * immediate leaves it no completion to learn it from ({@link #aWriteOutsideTheRing}).
+     */
+    private static void sendFrom(RawChild child) {
+        child.channel.writeAndFlush(Unpooled.wrappedBuffer(new byte[64]));
     }
 
     /**
