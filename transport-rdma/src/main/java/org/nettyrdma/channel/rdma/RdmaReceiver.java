@@ -138,7 +138,7 @@ final class RdmaReceiver {
         this.srq = resources.sharedReceiveQueue();
         this.slotSize = srq.slotSize();
         int initial = Math.min(INITIAL_SHARE, maxShare);
-        share = new SlotShare(initial, initial, maxShare);
+        share = new SlotShare(initial, maxShare);
         ringBook = ringSize > 0 ? new ReceiveRing(ringSize) : null;
         owed = new CreditReturn(initial, ringBook);
     }
@@ -383,21 +383,13 @@ final class RdmaReceiver {
 
     /**
      * Gives a slot the peer used back to the shared queue, to be credited to the peer again once it
-     * is posted (docs/decisions.md#credit-posted-receives-only), unless the peer's share shrinks by it.
+     * is posted (docs/decisions.md#credit-posted-receives-only).
      */
     private void returnSlot(int slot) {
         srq.release(slot);
-        if (flushing) {
-            return;
+        if (!flushing) {
+            unpostedReturns++;
         }
-        if (share.onRead() == SlotShare.SHRINK) {
-            srq.unreserve(1);
-            reserved--;
-            owed.shrink();
-            listener.heldLess(slotSize);
-            return;
-        }
-        unpostedReturns++;
     }
 
     /**

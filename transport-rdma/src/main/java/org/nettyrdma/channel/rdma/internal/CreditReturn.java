@@ -32,7 +32,7 @@ import org.nettyrdma.channel.rdma.RdmaProtocolException;
  */
 public final class CreditReturn {
 
-    /** The peer's share of receive slots: what it was granted, grown and shrunk since. */
+    /** The peer's share of receive slots: what it was granted, grown since. */
     private int grantedSlots;
     private final ReceiveRing ring;
     private int owedSlots;
@@ -50,7 +50,7 @@ public final class CreditReturn {
         this.peerSlots = grantedSlots;
     }
 
-    /** Returns the receive slots granted to the peer: in this side's {@code HELLO}, grown and shrunk since. */
+    /** Returns the receive slots granted to the peer: in this side's {@code HELLO}, grown since. */
     public int grantedSlots() {
         return grantedSlots;
     }
@@ -66,10 +66,6 @@ public final class CreditReturn {
         owedSlots += slots;
     }
 
-    /** Keeps back one slot the peer used, instead of crediting it again: the peer's share is one smaller. */
-    public void shrink() {
-        grantedSlots--;
-    }
 
     /**
      * Accounts for a message or Write of the peer that used one of its slots.

@@ -18,42 +18,27 @@ package org.nettyrdma.channel.rdma.internal;
 /**
  * How many slots of the shared receive queue one connection holds for its peer (its share: the
  * peer's credits, the slots its messages wait in, and the credits owed to it), and when the share
- * should change (docs/decisions.md#shared-receive-queue).
+ * should grow (docs/decisions.md#shared-receive-queue).
  *
- * <ul>
- *   <li>The share grows fourfold, up to its maximum, when a message arrives and leaves the peer
- *       half of it or less: the peer has half its share in flight or unreturned, which a peer that
- *       waits for each answer never has. The maximum plays the part of a TCP receive buffer, which
- *       fills whether or not the application reads, and a stream reaches it in two steps (4, 16, 64
- *       slots by default), each announced by a {@code CREDIT} when nothing else goes back.</li>
- *   <li>It halves, down to its minimum, when over a whole share's worth of reads the peer never had
- *       more than half of it in use: the slot just read is then kept back instead of credited, one
- *       per read, until the share is down to the new size.</li>
- * </ul>
- * Not thread-safe: used on the channel's event loop only.
+ * <p>The share grows fourfold, up to its maximum, when a message arrives and leaves the peer half of
+ * it or less: the peer has half its share in flight or unreturned, which a peer that waits for each
+ * answer never has. The maximum plays the part of a TCP receive buffer, which fills whether or not
+ * the application reads, and a stream reaches it in two steps (4, 16, 64 slots by default), each
+ * announced by a {@code CREDIT} when nothing else goes back. A share does not shrink: it goes back
+ * to the queue when its connection closes.
+ *
+ * <p>Not thread-safe: used on the channel's event loop only.
  */
 public final class SlotShare {
 
-    /** {@link #onRead} result: credit the slot to the peer again. */
-    public static final int KEEP = 0;
-    /** {@link #onRead} result: keep the slot back; the share is one smaller. */
-    public static final int SHRINK = -1;
-
-    private final int minimum;
     private final int maximum;
     private int share;
-    /** Slots still to keep back before the share is down to the size decided. */
-    private int toShrink;
-    private int readsThisRound;
-    /** The most slots the peer had in use during this round of {@link #share} reads. */
-    private int mostInUse;
 
-    /** Creates a share of {@code initial} slots, between {@code minimum} and {@code maximum}. */
-    public SlotShare(int initial, int minimum, int maximum) {
-        if (minimum < 1 || initial < minimum || maximum < initial) {
-            throw new IllegalArgumentException("share " + initial + " of " + minimum + ".." + maximum);
+    /** Creates a share of {@code initial} slots, which may grow up to {@code maximum}. */
+    public SlotShare(int initial, int maximum) {
+        if (initial < 1 || maximum < initial) {
+            throw new IllegalArgumentException("share " + initial + " of at most " + maximum);
         }
-        this.minimum = minimum;
         this.maximum = maximum;
         this.share = initial;
     }
@@ -76,45 +61,14 @@ public final class SlotShare {
      *         call {@link #grew}), or 0
      */
     public int onArrival(int peerSlots) {
-        int inUse = share - peerSlots;
-        if (inUse > mostInUse) {
-            mostInUse = inUse;
-        }
         if (peerSlots <= share / 2 && share < maximum) {
             return Math.min(3 * share, maximum - share);
         }
         return 0;
     }
 
-    /**
-     * Decides what happens to a slot the pipeline has read: credited to the peer again, or kept back.
-     *
-     * @return {@link #KEEP} or {@link #SHRINK}
-     */
-    public int onRead() {
-        if (toShrink > 0) {
-            toShrink--;
-            share--;
-            return SHRINK;
-        }
-        if (++readsThisRound >= share) {
-            if (mostInUse <= share / 2 && share > minimum) {
-                toShrink = share - Math.max(minimum, share / 2);
-            }
-            startRound();
-        }
-        return KEEP;
-    }
-
-    /** Accounts for {@code slots} the share grew by: a new round of reads begins. */
+    /** Accounts for {@code slots} the share grew by. */
     public void grew(int slots) {
         share += slots;
-        toShrink = 0;
-        startRound();
-    }
-
-    private void startRound() {
-        readsThisRound = 0;
-        mostInUse = 0;
     }
 }

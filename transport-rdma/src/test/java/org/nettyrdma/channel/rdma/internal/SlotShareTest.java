@@ -20,12 +20,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
 
-/** When a peer's share of the shared receive queue grows and shrinks. */
+/** When a peer's share of the shared receive queue grows. */
 class SlotShareTest {
 
     @Test
     void aPeerLeftHalfOfItsShareOrLessGrowsItFourfold() {
-        SlotShare share = new SlotShare(4, 4, 64);
+        SlotShare share = new SlotShare(4, 64);
         assertEquals(0, share.onArrival(3), "three credits of four left: no growth");
         assertEquals(12, share.onArrival(2), "two credits of four left: the share grows fourfold");
         share.grew(12);
@@ -39,67 +39,13 @@ class SlotShareTest {
 
     @Test
     void growthStopsShortOfTheMaximum() {
-        SlotShare share = new SlotShare(4, 4, 6);
+        SlotShare share = new SlotShare(4, 6);
         assertEquals(2, share.onArrival(0));
     }
 
     @Test
-    void aPeerThatUsesLittleOfItsShareGivesHalfOfItBackOneReadAtATime() {
-        SlotShare share = new SlotShare(4, 4, 64);
-        share.grew(28);
-        // A round of 32 messages read in which the peer never had more than 2 of its 32 slots in use.
-        for (int i = 0; i < 32; i++) {
-            assertEquals(0, share.onArrival(30));
-            assertEquals(SlotShare.KEEP, share.onRead());
-        }
-        for (int i = 0; i < 16; i++) {
-            assertEquals(SlotShare.SHRINK, share.onRead());
-        }
-        assertEquals(16, share.share());
-        assertEquals(SlotShare.KEEP, share.onRead());
-    }
-
-    @Test
-    void aPeerThatUsesMoreThanHalfKeepsItsShare() {
-        SlotShare share = new SlotShare(4, 4, 64);
-        share.grew(12);
-        for (int i = 0; i < 40; i++) {
-            share.onArrival(i % 16 == 0 ? 7 : 12);
-            assertEquals(SlotShare.KEEP, share.onRead());
-        }
-        assertEquals(16, share.share());
-    }
-
-    @Test
-    void theShareNeverShrinksBelowItsMinimum() {
-        SlotShare share = new SlotShare(4, 4, 64);
-        for (int i = 0; i < 100; i++) {
-            share.onArrival(4);
-            assertEquals(SlotShare.KEEP, share.onRead());
-        }
-        assertEquals(4, share.share());
-    }
-
-    @Test
-    void growingCancelsAShrinkUnderWay() {
-        SlotShare share = new SlotShare(4, 4, 64);
-        share.grew(12);
-        for (int i = 0; i < 16; i++) {
-            share.onArrival(15);
-            share.onRead();
-        }
-        assertEquals(SlotShare.SHRINK, share.onRead());
-        assertEquals(15, share.share());
-        assertEquals(45, share.onArrival(0));
-        share.grew(45);
-        assertEquals(SlotShare.KEEP, share.onRead());
-        assertEquals(60, share.share());
-    }
-
-    @Test
     void sharesOutOfOrderAreRefused() {
-        assertThrows(IllegalArgumentException.class, () -> new SlotShare(2, 4, 64));
-        assertThrows(IllegalArgumentException.class, () -> new SlotShare(8, 4, 6));
-        assertThrows(IllegalArgumentException.class, () -> new SlotShare(4, 0, 6));
+        assertThrows(IllegalArgumentException.class, () -> new SlotShare(8, 6));
+        assertThrows(IllegalArgumentException.class, () -> new SlotShare(0, 6));
     }
 }

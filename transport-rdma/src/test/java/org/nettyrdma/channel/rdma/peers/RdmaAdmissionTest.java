@@ -60,6 +60,8 @@ class RdmaAdmissionTest {
     private static final int SILENT_PEERS = 200;
     /** {@code RdmaChannelOption.SLOT_SIZE}'s default. */
     private static final long DEFAULT_SLOT_SIZE = 8192;
+    /** The slots of the shared receive queue a connection holds from its {@code HELLO} on (docs/decisions.md). */
+    private static final long INITIAL_SHARE = 4;
     /**
      * Long enough for every silent peer to connect before the first is dropped, under emulation (200
      * take about 7 s there), so that the well-behaved client connects while all of them are held.
@@ -174,11 +176,14 @@ class RdmaAdmissionTest {
         List<Channel> clients = new ArrayList<>();
         clients.add(connectEchoing(server));
         Await.until(() -> children.size() == 1 && children.get(0).isActive(), 30, () -> "the first child is active");
-        // Room for two connections as this device makes them (their first share of the shared receive
-        // slots, and a ring where the device opens one: one Send each way grows no share), and half of
-        // a third: the second cannot grow past the cap, and the third is refused.
-        long connection = children.get(0).metrics().registeredBytes();
-        long share = 2 * connection + connection / 2;
+        // Room for what the first holds now, a second connection's start (its first share of the
+        // shared receive slots, and a ring where the device opens one: a share is at most 512 KiB, a
+        // ring 1 MiB), and half of a third's: the second cannot grow past the cap, the third is refused.
+        RdmaSocketChannel child = children.get(0);
+        long first = child.metrics().registeredBytes();
+        long ring = first >= child.config().getReceiveBufferSize() ? child.config().getReceiveBufferSize() : 0;
+        long connection = INITIAL_SHARE * DEFAULT_SLOT_SIZE + ring;
+        long share = first + connection + connection / 2;
         server.config().setOption(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, share);
         clients.add(connectEchoing(server));
 
