@@ -44,11 +44,12 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
  * halves of a close, and the close that lets the queue pair's work requests come back before it frees
  * them. How the connection is made is the subclass's ({@link RdmaSocketChannel}).
  *
- * <p>A close sends the peer a {@code CLOSE} after the data already posted and waits for the last
- * sends to complete, as a TCP close lets the kernel deliver what was written. Then it moves the queue
- * pair to the error state and disconnects: every request still posted comes back flushed (a flushed
- * request completes even when unsignaled), and once none is outstanding the queue pair, its memory and
- * the id are freed and the registration leaves the loop. The wait for the last sends ends early when
+ * <p>A close sends the peer a {@code CLOSE} after the data already posted (once the peer returns a
+ * slot, if it holds them all) and waits for the last sends to complete, as a TCP close lets the
+ * kernel deliver what was written. Then it moves the queue pair to the error state and disconnects:
+ * every request still posted comes back flushed (a flushed request completes even when unsignaled),
+ * and once none is outstanding the queue pair, its memory and the id are freed and the registration
+ * leaves the loop. The wait for the last sends ends early when
  * the peer disconnects, since a peer that is gone acknowledges nothing, and after
  * {@link #DRAIN_TIMEOUT_MILLIS} at the latest: a peer that neither reads nor disconnects would
  * otherwise hold the queue pair for its retries (docs/decisions.md#bounded-drain).
@@ -207,8 +208,8 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         outputShutdown = true;
         halfClosed();
         // In order with the data already posted: the peer reads everything, then the end of input.
-        if (connection != null && !connection.sendControl(RdmaProtocol.TYPE_SHUTDOWN_OUTPUT)) {
-            throw new IOException("no credit left to send SHUTDOWN_OUTPUT: the peer does not read");
+        if (connection != null) {
+            connection.sendEndOfStream(RdmaProtocol.TYPE_SHUTDOWN_OUTPUT);
         }
     }
 
@@ -218,7 +219,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
             // Tell the peer in band, after the data already posted, and let the last sends complete
             // before disconnecting, as a TCP close lets the kernel deliver what was written.
             try {
-                connection.sendControl(RdmaProtocol.TYPE_CLOSE);
+                connection.sendEndOfStream(RdmaProtocol.TYPE_CLOSE);
             } catch (IOException e) {
                 // The queue pair is broken: the peer learns of the close from the disconnect.
                 logger.debug("{}: sending CLOSE failed", this, e);
@@ -228,7 +229,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
             teardown();
             return;
         }
-        if (!connection.hasOutstandingSends()) {
+        if (!connection.hasOutstandingSends() && !connection.endOfStreamOwed()) {
             disconnectQueuePair();
         }
         freeIfDrained();
@@ -434,7 +435,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
 
         @Override
         public void sendsDrained() {
-            if (!isOpen() && connection != null) {
+            if (!isOpen() && connection != null && !connection.endOfStreamOwed()) {
                 disconnectQueuePair();
             }
         }

@@ -117,6 +117,12 @@ final class RdmaConnection implements CompletionListener {
     private Future<?> blockRetry;
     private final RdmaReceiver receiver;
     private final RdmaSender sender;
+    /**
+     * A {@code SHUTDOWN_OUTPUT} or {@code CLOSE} that found no slot at the peer: it goes out, before
+     * any {@code CREDIT}, as soon as the peer returns one ({@link #sendEndOfStream}).
+     */
+    private boolean shutdownOwed;
+    private boolean closeOwed;
     private boolean closed;
 
     /**
@@ -364,6 +370,35 @@ final class RdmaConnection implements CompletionListener {
     }
 
     /**
+     * Posts {@code SHUTDOWN_OUTPUT} or {@code CLOSE} after everything posted so far: now, or, if every
+     * slot this side was granted is in the peer's hands, as soon as the peer returns one. The peer
+     * returns a lone slot at once to a side that has none left (docs/protocol.md, "Returning
+     * credits"), so the wait is short unless the queue pair fails, which the drain's bound covers.
+     */
+    void sendEndOfStream(int type) throws IOException {
+        if (type == RdmaProtocol.TYPE_SHUTDOWN_OUTPUT) {
+            shutdownOwed = true;
+        } else {
+            closeOwed = true;
+        }
+        sendOwedEndOfStream();
+    }
+
+    /** Returns {@code true} while a {@code SHUTDOWN_OUTPUT} or {@code CLOSE} waits for a slot at the peer. */
+    boolean endOfStreamOwed() {
+        return shutdownOwed || closeOwed;
+    }
+
+    private void sendOwedEndOfStream() throws IOException {
+        if (shutdownOwed && sendControl(RdmaProtocol.TYPE_SHUTDOWN_OUTPUT)) {
+            shutdownOwed = false;
+        }
+        if (!shutdownOwed && closeOwed && sendControl(RdmaProtocol.TYPE_CLOSE)) {
+            closeOwed = false;
+        }
+    }
+
+    /**
      * Probes the peer if nothing completed since the last call (SO_KEEPALIVE), with
      * {@link RdmaSender#probe()}.
      *
@@ -380,6 +415,11 @@ final class RdmaConnection implements CompletionListener {
     }
 
     private void maybeSendCredit() throws IOException {
+        if (endOfStreamOwed()) {
+            // What is owed rides in its header.
+            sendOwedEndOfStream();
+            return;
+        }
         if (isReady() && receiver.owed().creditMessageDue()) {
             sendControl(RdmaProtocol.TYPE_CREDIT);
         }
@@ -391,13 +431,14 @@ final class RdmaConnection implements CompletionListener {
     }
 
     /**
-     * Returns the work requests posted whose completion has not arrived: receives, and sends (an
-     * unsignaled send is done when a later one completes). Once the queue pair is in the error state
-     * every one of them completes with a flush error; completions that arrive after {@link #close()}
-     * are still counted.
+     * Returns the work requests posted whose completion has not arrived (an unsignaled send is done
+     * when a later one completes), and one for a {@code SHUTDOWN_OUTPUT} or {@code CLOSE} still to be
+     * posted: until it is, the channel's registration must stay to hear the peer return a slot. Once
+     * the queue pair is in the error state every request completes with a flush error and nothing is
+     * owed any more; completions that arrive after {@link #close()} are still counted.
      */
     int outstandingWorkRequests() {
-        return sender.outstanding();
+        return sender.outstanding() + (endOfStreamOwed() ? 1 : 0);
     }
 
     /** Says which work requests are outstanding, for the log of a drain that did not end. */
@@ -453,6 +494,9 @@ final class RdmaConnection implements CompletionListener {
                 onReceive(wrId, opcode, byteLength, immediate);
             } else {
                 sender.completed(wrId, events.outboundBuffer());
+                if (endOfStreamOwed()) {
+                    sendOwedEndOfStream();
+                }
                 events.writeSpaceAvailable();
                 if (!hasOutstandingSends()) {
                     events.sendsDrained();
@@ -508,6 +552,9 @@ final class RdmaConnection implements CompletionListener {
         sender.creditsReturned(header.returnedSlots(), header.returnedRingBytes());
         if (header.returnedSlots() > 0) {
             creditWait.ended();
+            if (endOfStreamOwed()) {
+                sendOwedEndOfStream();
+            }
         }
         if (received == RdmaReceiver.RECEIVED_SEND) {
             events.inboundAvailable();
@@ -546,6 +593,9 @@ final class RdmaConnection implements CompletionListener {
      * starts an orderly disconnect: the peer gets {@code DISCONNECTED}.
      */
     void disconnect() {
+        // Nothing more will be posted: what waited for a slot is not owed any more.
+        shutdownOwed = false;
+        closeOwed = false;
         receiver.stopPosting();
         resources.disconnect();
         // Receives come from the shared queue, which the error state does not flush: a Send of no

@@ -334,12 +334,14 @@ final class RdmaSender {
 
     /**
      * Posts a message without payload ({@code CREDIT}, {@code SHUTDOWN_OUTPUT}, {@code CLOSE}) if a
-     * slot, send space and a send queue entry are free.
+     * slot, send space and a send queue entry are free; the last slot only if it returns slots or is
+     * the {@code CLOSE} ({@link SendCredits#canSendControl(boolean)}).
      *
      * @return {@code true} if it was posted
      */
     boolean sendControl(int type) throws IOException {
-        if (closed || !credits.canSendControl() || ledger.isFull() || !place(HEADER_SIZE, true)) {
+        boolean mayTakeLastSlot = owed.owedSlots() > 0 || type == RdmaProtocol.TYPE_CLOSE;
+        if (closed || !credits.canSendControl(mayTakeLastSlot) || ledger.isFull() || !place(HEADER_SIZE, true)) {
             return false;
         }
         placed.writerIndex(placedOffset);

@@ -24,9 +24,10 @@ import org.nettyrdma.channel.rdma.RdmaProtocolException;
  * <p>Credits normally ride in the header of outgoing messages ({@link #takeSlots()},
  * {@link #takeRingBytes()}). A credit-only message costs the peer one slot, so it is sent only when it
  * returns more than it costs: at least half of the window is owed, or the peer, as far as this side
- * can tell, is down to its last slot (which it keeps for credit messages) and two or more are owed.
- * Both sides following this rule can neither deadlock nor trade credit messages for ever
- * ({@code CreditProtocolSimulationTest} checks it).
+ * can tell, is down to its last slot and two or more are owed. A peer with no slot left at all can
+ * send nothing, not even its {@code CLOSE}, so it gets one back as soon as one is owed. Both sides
+ * following these rules and {@link SendCredits#canSendControl(boolean)}'s can neither deadlock nor
+ * trade credit messages without end ({@code CreditProtocolSimulationTest} checks it).
  *
  * <p>Not thread-safe: used on the channel's event loop only.
  */
@@ -118,6 +119,10 @@ public final class CreditReturn {
 
     /** Returns {@code true} if a {@code CREDIT} message should go out because nothing else will. */
     public boolean creditMessageDue() {
+        if (owedSlots >= 1 && peerSlots == 0) {
+            // The peer can send nothing, not even its CLOSE, until a slot comes back.
+            return true;
+        }
         if (owedSlots >= 2 && (owedSlots >= grantedSlots / 2 || peerSlots <= 1)) {
             return true;
         }

@@ -70,9 +70,14 @@ public final class SendCredits {
         return slots >= 2;
     }
 
-    /** Returns {@code true} if a credit-only or control message may be posted. */
-    public boolean canSendControl() {
-        return slots >= 1;
+    /**
+     * Returns {@code true} if a message without payload ({@code CREDIT}, {@code SHUTDOWN_OUTPUT},
+     * {@code CLOSE}) may be posted. The last slot goes only to a message that returns slots to the
+     * peer, or to the {@code CLOSE} after which this side needs none: a side left without slots can
+     * send nothing, so the peer must hold some to give them back.
+     */
+    public boolean canSendControl(boolean mayTakeLastSlot) {
+        return slots >= 2 || slots == 1 && mayTakeLastSlot;
     }
 
     /** Accounts for one posted Send or Write with immediate. */

@@ -87,6 +87,110 @@ class CreditProtocolSimulationTest {
         }
     }
 
+    /**
+     * A closes at a random moment, whatever credits it holds then: it stops sending data and stops
+     * reading, and its {@code CLOSE} must still reach B, which goes on sending and, in half the runs,
+     * stops reading at the same moment. A side whose last slot went to a {@code CREDIT} holds none
+     * until the peer returns one, so the peer returns a lone slot then (docs/protocol.md, "Returning
+     * credits").
+     */
+    @ParameterizedTest(name = "seed {0}: {1} slots of {2} B, ring {3} B, release chance {4}")
+    @CsvSource({
+        "11, 3, 64, 0, 0.5",
+        "12, 3, 64, 4096, 0.5",
+        "13, 4, 256, 4096, 0.1",
+        "14, 16, 1024, 65536, 0.3",
+        "15, 64, 8192, 1048576, 0.05",
+        "16, 3, 128, 8192, 0.01",
+        "17, 8, 4096, 16384, 0.9",
+    })
+    void aCloseReachesThePeerWhateverCreditsTheClosingSideHolds(long seed, int slots, int slotSize, int ringSize,
+                                                               double releaseChance) {
+        for (int run = 0; run < 200; run++) {
+            Random random = new Random(seed * 1000 + run);
+            Endpoint a = new Endpoint("A", slots, slotSize, ringSize, Long.MAX_VALUE);
+            Endpoint b = new Endpoint("B", slots, slotSize, ringSize, Long.MAX_VALUE);
+            a.connect(b);
+            b.connect(a);
+            long closeAt = 1 + random.nextInt(20_000);
+            boolean pausePeer = random.nextBoolean();
+            long steps = 0;
+            while (!b.closeReceived) {
+                if (++steps > 1_000_000L) {
+                    fail("run " + run + ": the CLOSE did not arrive after " + steps + " steps: " + a + " / " + b);
+                }
+                if (steps == closeAt) {
+                    a.closing = true;
+                    // In half the runs B's pipeline reads nothing more either: the CLOSE must get
+                    // through on the credits that come back without a read.
+                    b.paused = pausePeer;
+                }
+                List<Runnable> moves = new ArrayList<>(6);
+                a.addMoves(moves, random, releaseChance);
+                b.addMoves(moves, random, releaseChance);
+                if (moves.isEmpty()) {
+                    // A pipeline releases eventually, but A's no more once it closed, nor B's once paused.
+                    Endpoint holder = !a.closing && !a.held.isEmpty() ? a : !b.paused && !b.held.isEmpty() ? b : null;
+                    if (holder == null) {
+                        fail("run " + run + ": deadlock before the CLOSE arrived: " + a + " / " + b);
+                    }
+                    moves.add(() -> holder.release(random));
+                }
+                moves.get(random.nextInt(moves.size())).run();
+            }
+        }
+    }
+
+    /**
+     * Both pipelines stop reading at a random moment (a proxy that paused both sides): once what is
+     * in flight has arrived, nothing may move: credit messages that answer each other would.
+     */
+    @ParameterizedTest(name = "seed {0}: {1} slots of {2} B, ring {3} B, release chance {4}")
+    @CsvSource({
+        "21, 3, 64, 0, 0.5",
+        "22, 3, 64, 4096, 0.5",
+        "23, 4, 256, 4096, 0.1",
+        "24, 16, 1024, 65536, 0.3",
+        "25, 64, 8192, 1048576, 0.05",
+        "26, 8, 4096, 16384, 0.9",
+    })
+    void creditMessagesStopWhenBothPipelinesStopReading(long seed, int slots, int slotSize, int ringSize,
+                                                        double releaseChance) {
+        for (int run = 0; run < 100; run++) {
+            Random random = new Random(seed * 1000 + run);
+            Endpoint a = new Endpoint("A", slots, slotSize, ringSize, Long.MAX_VALUE);
+            Endpoint b = new Endpoint("B", slots, slotSize, ringSize, Long.MAX_VALUE);
+            a.connect(b);
+            b.connect(a);
+            long pauseAt = 1 + random.nextInt(20_000);
+            boolean quiet = false;
+            for (long step = 1; step <= pauseAt + 100_000 && !quiet; step++) {
+                if (step == pauseAt) {
+                    a.paused = true;
+                    b.paused = true;
+                }
+                List<Runnable> moves = new ArrayList<>(6);
+                a.addMoves(moves, random, releaseChance);
+                b.addMoves(moves, random, releaseChance);
+                if (!moves.isEmpty()) {
+                    moves.get(random.nextInt(moves.size())).run();
+                } else if (step >= pauseAt) {
+                    quiet = true;
+                } else {
+                    Endpoint holder = !a.held.isEmpty() ? a : !b.held.isEmpty() ? b : null;
+                    if (holder == null) {
+                        fail("run " + run + ": deadlock: " + a + " / " + b);
+                    }
+                    holder.release(random);
+                }
+            }
+            if (!quiet) {
+                fail("run " + run + ": messages still moving 100,000 steps after both pipelines stopped reading: "
+                        + a + " / " + b);
+            }
+        }
+    }
+
     /** One side: its books and the model of its pipeline. */
     private static final class Endpoint {
         final String name;
@@ -102,6 +206,12 @@ class CreditProtocolSimulationTest {
         long received;
         long expectedStreamByte;
         int creditMessages;
+        /** Closed: sends no data and reads nothing more, and its CLOSE goes out once a slot allows. */
+        boolean closing;
+        /** Its pipeline reads nothing more, but it goes on sending while credits allow. */
+        boolean paused;
+        boolean closeSent;
+        boolean closeReceived;
         long messagesReceived;
         long writesReceived;
 
@@ -140,12 +250,19 @@ class CreditProtocolSimulationTest {
             if (!inbound.isEmpty()) {
                 moves.add(this::receive);
             }
-            if (!held.isEmpty() && random.nextDouble() < releaseChance) {
+            if (!closing && !paused && !held.isEmpty() && random.nextDouble() < releaseChance) {
                 moves.add(() -> release(random));
             }
-            if (sent < toSend && credits.canSendData()) {
+            if (closing) {
+                // The CLOSE goes first: it carries what is owed, as a CREDIT would.
+                if (!closeSent && credits.canSendControl(true)) {
+                    moves.add(this::sendClose);
+                } else if (closeSent && owed.creditMessageDue() && credits.canSendControl(owed.owedSlots() > 0)) {
+                    moves.add(this::sendCredit);
+                }
+            } else if (sent < toSend && credits.canSendData()) {
                 moves.add(() -> sendData(random));
-            } else if (owed.creditMessageDue() && credits.canSendControl()) {
+            } else if (owed.creditMessageDue() && credits.canSendControl(owed.owedSlots() > 0)) {
                 moves.add(this::sendCredit);
             }
         }
@@ -175,6 +292,12 @@ class CreditProtocolSimulationTest {
             creditMessages++;
         }
 
+        void sendClose() {
+            credits.consumeSlot();
+            peer.inbound.add(new long[] {3, owed.takeSlots(), owed.takeRingBytes()});
+            closeSent = true;
+        }
+
         void receive() {
             long[] m = inbound.poll();
             peerUsedSlot();
@@ -193,9 +316,14 @@ class CreditProtocolSimulationTest {
                         owed.slotsReposted(1);
                         held.add(new long[] {1, token});
                         break;
-                    default: // CREDIT
+                    case 2: // CREDIT
                         credits.onReturned((int) m[1], (int) m[2]);
                         owed.slotsReposted(1);
+                        break;
+                    default: // CLOSE: its slot comes back when the pipeline reads it
+                        credits.onReturned((int) m[1], (int) m[2]);
+                        closeReceived = true;
+                        held.add(new long[] {0, 0});
                         break;
                 }
             } catch (Exception e) {
@@ -222,7 +350,8 @@ class CreditProtocolSimulationTest {
         public String toString() {
             return name + "(sent " + sent + "/" + toSend + ", slots " + credits.slots() + ", ring free "
                     + credits.ringFree() + ", owes " + owed.owedSlots() + " slots " + owed.owedRingBytes()
-                    + " bytes, holds " + held.size() + ", inbound " + inbound.size() + ')';
+                    + " bytes, holds " + held.size() + ", inbound " + inbound.size() + (closing ? ", closing" : "")
+                    + (closeSent ? ", CLOSE sent" : "") + ')';
         }
     }
 }

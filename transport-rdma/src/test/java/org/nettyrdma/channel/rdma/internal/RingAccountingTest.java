@@ -133,9 +133,11 @@ class RingAccountingTest {
         assertTrue(credits.canSendData());
         credits.consumeSlot();
         assertFalse(credits.canSendData());
-        assertTrue(credits.canSendControl());
+        // The last slot: only for a message that returns slots, or the CLOSE.
+        assertTrue(credits.canSendControl(true));
+        assertFalse(credits.canSendControl(false));
         credits.consumeSlot();
-        assertFalse(credits.canSendControl());
+        assertFalse(credits.canSendControl(true));
         assertThrows(IllegalStateException.class, credits::consumeSlot);
     }
 
