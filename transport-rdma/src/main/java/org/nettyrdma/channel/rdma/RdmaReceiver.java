@@ -245,6 +245,11 @@ final class RdmaReceiver {
                 throw new RdmaProtocolException("RDMA Write with immediate of " + byteLength
                         + " bytes, but this side granted no ring");
             }
+            if (byteLength < RdmaProtocol.minWriteLength(slotSize)) {
+                discard(wrId);
+                throw new RdmaProtocolException("RDMA Write with immediate of " + byteLength + " bytes, which "
+                        + "fit a receive slot of " + slotSize + " bytes: the protocol sends those");
+            }
             long token;
             try {
                 token = ringBook.accept(immediate, byteLength);

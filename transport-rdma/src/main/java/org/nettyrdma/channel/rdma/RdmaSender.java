@@ -90,8 +90,13 @@ final class RdmaSender {
     private boolean stalledOnCredit;
     /** The largest Send payload to the peer: its slot, as far as this side's staging can take it. */
     private int maxSendPayload;
-    /** The largest Write copied into staging: a quarter of the peer's ring, or the largest staging region. */
+    /** The largest Write copied into staging: a quarter of the peer's ring, or what a staging region takes. */
     private int maxCopiedWrite;
+    /**
+     * The smallest Write with immediate: one byte more than a Send into the peer's slot carries. The
+     * peer refuses smaller ones (docs/protocol.md), which would cost it a ring region for a few bytes.
+     */
+    private int minWrite;
     /** The sequence number of this side's {@code HELLO} once it is posted; -1 before. */
     private long helloSequence = -1;
     private boolean closed;
@@ -171,7 +176,9 @@ final class RdmaSender {
         // A Send or a copied Write must fit the staging limit with room for others in flight, whatever
         // slot or ring the peer announces.
         maxSendPayload = Math.min(hello.slotSize(), blocks.largestRegion()) - HEADER_SIZE;
-        maxCopiedWrite = Math.min(maxWrite(), blocks.largestRegion());
+        // Room for a header in front, in case a file region copies too few bytes for a Write.
+        maxCopiedWrite = Math.min(maxWrite(), blocks.largestRegion() - HEADER_SIZE);
+        minWrite = RdmaProtocol.minWriteLength(hello.slotSize());
     }
 
     /** The largest payload of one Write: a quarter of the peer's ring, so returns always unblock it. */
@@ -250,10 +257,13 @@ final class RdmaSender {
 
     private boolean stageWrite() throws IOException {
         int readable = flushed.currentLength();
-        if (peer.ringSize() == 0 || readable <= maxSendPayload) {
+        if (peer.ringSize() == 0 || readable <= maxSendPayload || readable < minWrite) {
             return false;
         }
         int length = Math.min(readable, maxWrite());
+        if (length < minWrite) {
+            return false; // a ring too small for a Write that a slot could not take: Sends only
+        }
         long lkey = credits.canReserveRing(length) ? flushed.currentLkey(device, length) : -1;
         if (lkey != -1) {
             // Registered memory (RdmaByteBufAllocator): the device reads the bytes where they are.
@@ -265,13 +275,18 @@ final class RdmaSender {
             return true;
         }
         length = Math.min(length, maxCopiedWrite);
-        if (!credits.canReserveRing(length) || !place(length, false)) {
+        if (length < minWrite || !credits.canReserveRing(length) || !place(HEADER_SIZE + length, false)) {
             return false;
         }
-        // A file region may deliver fewer bytes than its units; the Write carries what was copied.
-        int copied = flushed.copyCurrent(placed, placedOffset, length);
+        // A file region may deliver fewer bytes than its units; the Write carries what was copied,
+        // and what is too little for a Write goes as a Send, with its header in the room in front.
+        int copied = flushed.copyCurrent(placed, placedOffset + HEADER_SIZE, length);
         blocks.giveBack(length - copied);
-        addWrite(placedAddress, copied, placedLkey, true);
+        if (copied < minWrite) {
+            addDataSend(placedOffset, copied);
+        } else {
+            addWrite(placedAddress + HEADER_SIZE, copied, placedLkey, true);
+        }
         return true;
     }
 
@@ -313,9 +328,18 @@ final class RdmaSender {
             int length = Math.min(readable, room - payload);
             payload += flushed.copyCurrent(placed, offset + HEADER_SIZE + payload, length);
         }
+        giveBackPlaced(room - payload);
+        addDataSend(offset, payload);
+        return true;
+    }
+
+    /**
+     * Adds a {@code DATA} Send to the chain: its header goes at {@code offset} of the room the last
+     * {@link #place} took, in front of the {@code payload} bytes copied there.
+     */
+    private void addDataSend(int offset, int payload) {
         counters.sent(payload);
         flushed.posted();
-        giveBackPlaced(room - payload);
         placed.writerIndex(offset);
         MessageHeader.encode(placed, RdmaProtocol.TYPE_DATA, owed.takeSlots(), owed.takeRingBytes(), payload);
         credits.consumeSlot();
@@ -323,7 +347,6 @@ final class RdmaSender {
                 placedAddress, HEADER_SIZE + payload, placedLkey, 0, 0, 0);
         signalIfDue(payload);
         mark();
-        return true;
     }
 
     private void signalIfDue(int payload) {

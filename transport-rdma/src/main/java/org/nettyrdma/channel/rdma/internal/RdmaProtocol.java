@@ -56,6 +56,15 @@ public final class RdmaProtocol {
     public static final int HEADER_SIZE = 16;
 
     /**
+     * Returns the fewest bytes a Write with immediate may carry into the ring of a receiver whose
+     * slots are {@code slotSize} bytes: more than a Send into a slot carries. Fewer would cost the
+     * receiver a ring region and a record for what a slot takes, so it refuses them.
+     */
+    public static int minWriteLength(int slotSize) {
+        return slotSize - HEADER_SIZE + 1;
+    }
+
+    /**
      * Fewest receive slots a peer may grant: the peer's {@code HELLO} uses one, and data needs two
      * more (one of them is always kept for credit messages).
      */

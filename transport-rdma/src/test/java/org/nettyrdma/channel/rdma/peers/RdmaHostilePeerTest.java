@@ -68,6 +68,8 @@ class RdmaHostilePeerTest {
     static final String RING_BYTES = "ring bytes";
     /** More Sends or Writes with immediate than receive slots granted. */
     static final String RECEIVE_SLOTS = "receive slots";
+    /** A Write with immediate of bytes that a receive slot would take. */
+    static final String SMALL_WRITE = "fit a receive slot";
     /** A {@code HELLO} after the first. */
     static final String SECOND_HELLO = "second HELLO";
     /** A header with a type the protocol does not have. */

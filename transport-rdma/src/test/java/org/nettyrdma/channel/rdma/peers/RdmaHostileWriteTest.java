@@ -78,7 +78,7 @@ import org.nettyrdma.testkit.TestSeed;
  * checks of what arrives in the ring are tested. No test here sends a Send with Invalidate.
  *
  * <p>The server's children have a ring of {@link #RING_SIZE} bytes, {@link #SERVER_SLOTS} receive
- * slots and a send buffer of {@link #SEND_BUFFER} bytes; the raw children read only when a test lets
+ * slots of {@link #SERVER_SLOT_SIZE} bytes and a send buffer of {@link #SEND_BUFFER} bytes; the raw children read only when a test lets
  * them, so the ring regions a raw peer wrote stay in use until then.
  */
 @ExtendWith(RingsOnEveryDevice.class)
@@ -86,16 +86,15 @@ class RdmaHostileWriteTest {
 
     private static final int RING_SIZE = 64 * 1024;
     private static final int SERVER_SLOTS = 16;
+    /** Small slots, so that much of the well-behaved client's stream goes by Write. */
+    private static final int SERVER_SLOT_SIZE = 1024;
+    /** The fewest bytes a Write with immediate into the server's ring may carry. */
+    private static final int SMALLEST_WRITE = RdmaProtocol.minWriteLength(SERVER_SLOT_SIZE);
     private static final int SEND_BUFFER = 64 * 1024;
     /** The raw client grants the server fewer slots than it posted, and no ring: the server only Sends. */
     private static final int GRANTED_SLOTS = RawRdmaClient.RECEIVES - 2;
-    /**
-     * More Writes with immediate than a peer may make, whatever credits the server returned: it can
-     * send at most {@link #GRANTED_SLOTS} messages (its {@code HELLO} one of them), each returning at
-     * most {@link #SERVER_SLOTS}, since the raw client never gives a slot back.
-     */
-    private static final int BEYOND_ANY_SLOT_CREDIT = GRANTED_SLOTS * SERVER_SLOTS + 1;
-    private static final int FLOOD_WRITES = 2 * BEYOND_ANY_SLOT_CREDIT;
+    /** One-byte Writes a flood tries: one per byte of the ring, were each accepted. */
+    private static final int FLOOD_WRITES = RING_SIZE;
     private static final String REM_ACCESS_ERR = "REM_ACCESS_ERR";
     private static final int THEFT_LENGTH = 4096;
 
@@ -111,6 +110,7 @@ class RdmaHostileWriteTest {
                 .childOption(ChannelOption.SO_RCVBUF, RING_SIZE)
                 .childOption(ChannelOption.SO_SNDBUF, SEND_BUFFER)
                 .childOption(RdmaChannelOption.RECEIVE_SLOTS, SERVER_SLOTS)
+                .childOption(RdmaChannelOption.SLOT_SIZE, SERVER_SLOT_SIZE)
                 .childOption(RdmaChannelOption.RECEIVE_IN_PLACE, receiveInPlace));
     }
 
@@ -212,7 +212,7 @@ class RdmaHostileWriteTest {
              RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
             RawChild child = server.nextRawChild();
             raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
-            Completion write = raw.writeWithImmediate(raw.ring(offset), new byte[64], immediate);
+            Completion write = raw.writeWithImmediate(raw.ring(offset), new byte[SMALLEST_WRITE], immediate);
             print("a Write with immediate " + region, raw, write);
             assertTrue(write.succeeded(), () -> "the device let it through: " + write);
             assertClosed(child, raw, RdmaProtocolException.class, RdmaHostilePeerTest.WRITE_OFFSET);
@@ -246,25 +246,23 @@ class RdmaHostileWriteTest {
         }
     }
 
-    static Stream<Arguments> slotOverruns() {
+    static Stream<Arguments> smallWrites() {
         return Stream.of(
-                Arguments.of("the child not reading", false, BEYOND_ANY_SLOT_CREDIT),
-                Arguments.of("a flood, the child reading", true, FLOOD_WRITES));
+                Arguments.of("one byte short of the smallest", false, 1),
+                Arguments.of("a flood of one byte each, the child not reading", false, FLOOD_WRITES),
+                Arguments.of("a flood of one byte each, the child reading", true, FLOOD_WRITES));
     }
 
     /**
-     * One-byte Writes with immediate, each where the ring's position is, more of them than receive
-     * slots were granted: while the child reads nothing (it returns no credit then), or in a flood while
-     * it reads and returns credits as fast as it can (but the raw client never gives a slot back, so
-     * the server soon has no way left to return them). They are Writes, not Sends, because the server
-     * posts a Write's slot again at once: the device always finds a receive, and only the server's
-     * count of the peer's slots can notice. A Send beyond the slots would find none posted and wait
-     * out the receiver-not-ready retries at the device (for ever, with the transport's count of 7),
-     * never reaching the server's software.
+     * Writes with immediate, each where the ring's position is, of fewer bytes than the smallest Write
+     * the protocol allows: what a receive slot takes goes by Send. Accepted, each would cost the
+     * server a ring region and a record in the child's inbound queue for a byte or so, about as many
+     * as the ring has bytes; the first is refused, and the connection ends. A flood goes on posting
+     * until the first completion fails.
      */
     @ParameterizedTest(name = "{0}")
-    @MethodSource("slotOverruns")
-    void oneByteWritesPastTheSlotCredit(String how, boolean reading, int count, TestInfo test) throws Exception {
+    @MethodSource("smallWrites")
+    void writesASlotWouldTakeAreRefused(String how, boolean reading, int count, TestInfo test) throws Exception {
         try (HostilePeerServer server = start(TestSeed.of(test));
              RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
             RawChild child = server.nextRawChild();
@@ -273,10 +271,10 @@ class RdmaHostileWriteTest {
                 child.startReading();
             }
             long start = System.nanoTime();
-            List<Completion> writes = raw.flood(0, count);
-            print(count + " one-byte Writes in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)
-                    + " ms, " + how, raw, count(writes));
-            assertClosed(child, raw, RdmaProtocolException.class, RdmaHostilePeerTest.RECEIVE_SLOTS);
+            Object outcome = count == 1 ? raw.writeWithImmediate(raw.ring(0), new byte[SMALLEST_WRITE - 1], 0)
+                    : count(raw.flood(0, count));
+            print(how + " in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms", raw, outcome);
+            assertClosed(child, raw, RdmaProtocolException.class, RdmaHostilePeerTest.SMALL_WRITE);
             server.assertStreamIntact();
         }
     }
