@@ -28,6 +28,7 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
+import org.nettyrdma.channel.rdma.RdmaIoHandlerConfig;
 import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 
@@ -41,7 +42,7 @@ import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 public final class RdmaTransportFixture implements BeforeEachCallback, AfterEachCallback {
 
     private final int loops;
-    private final int busyPollMicros;
+    private final RdmaIoHandlerConfig config;
     private EventLoopGroup group;
     private DeviceResources.Snapshot before;
 
@@ -51,15 +52,20 @@ public final class RdmaTransportFixture implements BeforeEachCallback, AfterEach
 
     /** A fixture whose loops busy-poll for {@code busyPollMicros} ({@link RdmaIoHandler#newFactory(int)}). */
     public RdmaTransportFixture(int loops, int busyPollMicros) {
+        this(loops, new RdmaIoHandlerConfig().setBusyPollMicros(busyPollMicros));
+    }
+
+    /** A fixture whose loops have the tunables of {@code config}. */
+    public RdmaTransportFixture(int loops, RdmaIoHandlerConfig config) {
         this.loops = loops;
-        this.busyPollMicros = busyPollMicros;
+        this.config = new RdmaIoHandlerConfig(config);
     }
 
     @Override
     public void beforeEach(ExtensionContext context) {
         RdmaTestEnvironment.assumeDevice();
         before = DeviceResources.snapshot();
-        group = new MultiThreadIoEventLoopGroup(loops, RdmaIoHandler.newFactory(busyPollMicros));
+        group = new MultiThreadIoEventLoopGroup(loops, RdmaIoHandler.newFactory(config));
     }
 
     @Override

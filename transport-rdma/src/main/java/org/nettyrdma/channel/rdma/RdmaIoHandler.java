@@ -28,6 +28,7 @@ import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.nettyrdma.channel.rdma.internal.AdaptivePoll;
 import org.nettyrdma.channel.rdma.internal.RdmaIoHandle;
 import org.nettyrdma.channel.rdma.internal.RdmaIoRegistration;
 import org.nettyrdma.channel.rdma.internal.RdmaLoop;
@@ -41,6 +42,11 @@ import org.nettyrdma.channel.rdma.internal.RdmaLoop;
  * loop. An RDMA channel's registration has no fd: its id travels in the {@code wr_id} of each work
  * request the channel posts, and each completion and RDMA CM event reaches the channel's
  * {@link IoHandle#handle} with its registration, found by that id ({@link RdmaIoRegistration}).
+ *
+ * <p>A loop that runs out of work polls its completion queues a while before it arms them and
+ * waits: for as long as the gaps between its completions suggest, up to a bound
+ * ({@link RdmaIoHandlerConfig#getAdaptivePollMicros()}, {@link AdaptivePoll}), or for a fixed time
+ * ({@link RdmaIoHandlerConfig#getBusyPollMicros()}). A completion found so costs no wake-up.
  * Threading: every method is called on the loop's thread, as for every {@link IoHandler}.
  */
 public final class RdmaIoHandler implements IoHandler {
@@ -65,6 +71,8 @@ public final class RdmaIoHandler implements IoHandler {
     private final IoHandler epoll;
     private final RdmaLoop loop;
     private final long busyPollNanos;
+    /** How long to poll after work when no fixed busy poll is set. */
+    private final AdaptivePoll adaptivePoll;
     private final NonBlockingContext nonBlocking = new NonBlockingContext();
     /** When busy polling last looked at the loop's other fds. */
     private long lastEpollLook;
@@ -76,6 +84,7 @@ public final class RdmaIoHandler implements IoHandler {
         this.epoll = epoll;
         this.loop = new RdmaLoop(epoll, executor, config.getCompletionQueueEntries(), config.getPollBudget());
         this.busyPollNanos = TimeUnit.MICROSECONDS.toNanos(config.getBusyPollMicros());
+        this.adaptivePoll = new AdaptivePoll(TimeUnit.MICROSECONDS.toNanos(config.getAdaptivePollMicros()));
     }
 
     /** Returns a factory of handlers for {@code MultiThreadIoEventLoopGroup} with the default config. */
@@ -134,8 +143,9 @@ public final class RdmaIoHandler implements IoHandler {
             return epoll.run(context);
         }
         int completions;
-        if (busyPollNanos > 0 && context.canBlock()) {
-            completions = busyPoll(context);
+        long pollNanos = busyPollNanos > 0 ? busyPollNanos : adaptivePoll.budgetNanos();
+        if (pollNanos > 0 && context.canBlock()) {
+            completions = busyPoll(context, pollNanos);
             if (completions > 0 && !epollLookDue()) {
                 // The loop runs its tasks and comes back to poll; the fds wait for the next look.
                 return completions;
@@ -155,7 +165,16 @@ public final class RdmaIoHandler implements IoHandler {
             nonBlocking.delegate = context;
             return completions + epoll.run(nonBlocking);
         }
-        return epoll.run(context);
+        if (!context.canBlock()) {
+            return epoll.run(context);
+        }
+        // The wait: its length, if a completion ends it, is the gap the adaptive poll learns from
+        // (with the time the completions took to handle, which epoll's handlers ran before returning).
+        long dispatched = loop.completionsDispatched();
+        adaptivePoll.sleeping(System.nanoTime());
+        int handled = epoll.run(context);
+        adaptivePoll.woke(System.nanoTime(), loop.completionsDispatched() != dispatched);
+        return handled;
     }
 
     /**
@@ -168,13 +187,16 @@ public final class RdmaIoHandler implements IoHandler {
      * software RoCE device, finishes packets in softirq and {@code ksoftirqd}), which a spin that never
      * yields keeps waiting for the scheduler's tick (docs/decisions.md#busy-poll-yield).
      */
-    private int busyPoll(IoHandlerContext context) {
-        long deadline = System.nanoTime() + busyPollNanos;
+    private int busyPoll(IoHandlerContext context, long pollNanos) {
+        long start = System.nanoTime();
+        long deadline = start + pollNanos;
         int emptyPolls = 0;
         do {
             int completions = loop.pollCompletionQueues();
             if (completions > 0) {
-                loop.busyPolled(true);
+                long spent = System.nanoTime() - start;
+                loop.busyPolled(true, spent);
+                adaptivePoll.polled(true, spent);
                 return completions;
             }
             if (++emptyPolls % POLLS_PER_YIELD == 0) {
@@ -183,7 +205,11 @@ public final class RdmaIoHandler implements IoHandler {
                 Thread.onSpinWait();
             }
         } while (context.canBlock() && System.nanoTime() - deadline < 0);
-        loop.busyPolled(false);
+        long spent = System.nanoTime() - start;
+        loop.busyPolled(false, spent);
+        if (context.canBlock()) {
+            adaptivePoll.polled(false, spent);
+        }
         return 0;
     }
 

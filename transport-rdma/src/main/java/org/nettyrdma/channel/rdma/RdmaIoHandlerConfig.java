@@ -20,10 +20,11 @@ import io.netty.util.internal.ObjectUtil;
 /**
  * The tunables of an RDMA event loop, given to {@link RdmaIoHandler#newFactory(RdmaIoHandlerConfig)}:
  * the size of the completion queues it opens, how many completions one wake-up handles, and how long
- * an idle loop busy-polls before it waits.
+ * a loop that ran out of work polls before it waits: adaptively by default, up to
+ * {@link #getAdaptivePollMicros()}, or for a fixed {@link #getBusyPollMicros()}.
  *
  * <pre>{@code
- * IoHandlerFactory factory = RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().setBusyPollMicros(2000));
+ * IoHandlerFactory factory = RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().setAdaptivePollMicros(50));
  * }</pre>
  *
  * <p>The factory copies the values when it is made: changing the config afterwards changes no loop.
@@ -35,12 +36,15 @@ public final class RdmaIoHandlerConfig {
     public static final int DEFAULT_COMPLETION_QUEUE_ENTRIES = 16384;
     /** The default of {@link #getPollBudget()}. */
     public static final int DEFAULT_POLL_BUDGET = 256;
+    /** The default of {@link #getAdaptivePollMicros()}. */
+    public static final int DEFAULT_ADAPTIVE_POLL_MICROS = 100;
 
     private int completionQueueEntries = DEFAULT_COMPLETION_QUEUE_ENTRIES;
     private int pollBudget = DEFAULT_POLL_BUDGET;
     private int busyPollMicros;
+    private int adaptivePollMicros = DEFAULT_ADAPTIVE_POLL_MICROS;
 
-    /** Creates a config with the defaults: no busy polling. */
+    /** Creates a config with the defaults: adaptive polling up to {@value #DEFAULT_ADAPTIVE_POLL_MICROS} us. */
     public RdmaIoHandlerConfig() {
     }
 
@@ -50,6 +54,7 @@ public final class RdmaIoHandlerConfig {
         completionQueueEntries = other.completionQueueEntries;
         pollBudget = other.pollBudget;
         busyPollMicros = other.busyPollMicros;
+        adaptivePollMicros = other.adaptivePollMicros;
     }
 
     /**
@@ -88,8 +93,31 @@ public final class RdmaIoHandlerConfig {
     }
 
     /**
+     * Returns the longest, in microseconds, a loop that ran out of work polls its completion queues
+     * before it arms them and waits in epoll, when no fixed {@link #getBusyPollMicros()} is set; 0
+     * turns adaptive polling off, and the loop waits as soon as it finds nothing.
+     *
+     * <p>Within the bound the loop polls for twice the gap it last saw between its completions, and
+     * halves that after each poll that finds nothing: traffic that comes back within the bound (a
+     * request's answer, the next request of a busy client) is found without a wake-up, and a loop
+     * whose traffic stops, or comes slower than the bound, stops polling after a few misses, so an idle
+     * loop costs no CPU (docs/decisions.md#adaptive-polling). The bound is the most CPU a loop spends
+     * waiting for one completion: raise it where wake-ups cost more than that, lower it to spend less.
+     */
+    public int getAdaptivePollMicros() {
+        return adaptivePollMicros;
+    }
+
+    /** Sets {@link #getAdaptivePollMicros()}. */
+    public RdmaIoHandlerConfig setAdaptivePollMicros(int adaptivePollMicros) {
+        this.adaptivePollMicros = ObjectUtil.checkPositiveOrZero(adaptivePollMicros, "adaptivePollMicros");
+        return this;
+    }
+
+    /**
      * Returns how long, in microseconds, a loop with nothing to do polls its completion queues before
-     * it waits in epoll; 0 (the default) turns busy polling off.
+     * it waits in epoll, every time, whatever traffic it sees; 0 (the default) leaves the polling to
+     * {@link #getAdaptivePollMicros()}.
      *
      * <p>A completion that arrives while the loop spins is handled without the completion channel's
      * wake-up (a thread switch and the system calls that read the event and re-arm the queue). The
@@ -111,6 +139,7 @@ public final class RdmaIoHandlerConfig {
     @Override
     public String toString() {
         return "RdmaIoHandlerConfig(completionQueueEntries: " + completionQueueEntries + ", pollBudget: "
-                + pollBudget + ", busyPollMicros: " + busyPollMicros + ')';
+                + pollBudget + ", busyPollMicros: " + busyPollMicros + ", adaptivePollMicros: " + adaptivePollMicros
+                + ')';
     }
 }

@@ -18,28 +18,31 @@ package org.nettyrdma.channel.rdma;
 /**
  * What an RDMA event loop did with its completion queues so far, for all of its channels together:
  * how often a completion channel woke it, how many completions it dispatched, how often it armed a
- * queue before waiting, and how its busy polling fared. Taken by
+ * queue before waiting, and how its polling fared (adaptive or fixed: {@link RdmaIoHandlerConfig}). Taken by
  * {@link RdmaSocketChannel#loopMetrics()}; an immutable snapshot, so two can be subtracted for a rate.
  * Wake-ups per completion is the figure to watch for latency: each one is a thread switch and
  * system calls, which busy polling and the loop's lazy arming of its queues avoid.
  */
 public final class RdmaLoopMetrics {
 
-    static final RdmaLoopMetrics NONE = new RdmaLoopMetrics(0, 0, 0, 0, 0);
+    static final RdmaLoopMetrics NONE = new RdmaLoopMetrics(0, 0, 0, 0, 0, 0);
 
     private final long wakeUps;
     private final long completions;
     private final long arms;
     private final long busyPolls;
     private final long busyPollHits;
+    private final long busyPollNanos;
 
     /** Creates a snapshot of these counts; the transport takes them with {@link RdmaSocketChannel#loopMetrics()}. */
-    public RdmaLoopMetrics(long wakeUps, long completions, long arms, long busyPolls, long busyPollHits) {
+    public RdmaLoopMetrics(long wakeUps, long completions, long arms, long busyPolls, long busyPollHits,
+                           long busyPollNanos) {
         this.wakeUps = wakeUps;
         this.completions = completions;
         this.arms = arms;
         this.busyPolls = busyPolls;
         this.busyPollHits = busyPollHits;
+        this.busyPollNanos = busyPollNanos;
     }
 
     /** Returns how often a completion channel's event woke the loop. */
@@ -57,7 +60,7 @@ public final class RdmaLoopMetrics {
         return arms;
     }
 
-    /** Returns how often the loop spun on its completion queues before waiting; 0 without busy polling. */
+    /** Returns how often the loop spun on its completion queues before waiting; 0 without polling. */
     public long busyPolls() {
         return busyPolls;
     }
@@ -67,9 +70,18 @@ public final class RdmaLoopMetrics {
         return busyPollHits;
     }
 
+    /**
+     * Returns the nanoseconds the loop spent in those spins: polling queues that had nothing for it
+     * yet, the CPU its polling cost beyond the work it found.
+     */
+    public long busyPollNanos() {
+        return busyPollNanos;
+    }
+
     @Override
     public String toString() {
         return "RdmaLoopMetrics(wakeUps: " + wakeUps + ", completions: " + completions + ", arms: " + arms
-                + ", busyPolls: " + busyPolls + ", busyPollHits: " + busyPollHits + ')';
+                + ", busyPolls: " + busyPolls + ", busyPollHits: " + busyPollHits + ", busyPollNanos: "
+                + busyPollNanos + ')';
     }
 }

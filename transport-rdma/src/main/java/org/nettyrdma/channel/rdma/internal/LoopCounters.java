@@ -28,9 +28,10 @@ public final class LoopCounters {
     long arms;
     long busyPolls;
     long busyPollHits;
+    long busyPollNanos;
 
     /** Returns the counts so far as an immutable snapshot. */
     public RdmaLoopMetrics snapshot() {
-        return new RdmaLoopMetrics(wakeUps, completions, arms, busyPolls, busyPollHits);
+        return new RdmaLoopMetrics(wakeUps, completions, arms, busyPolls, busyPollHits, busyPollNanos);
     }
 }

@@ -255,12 +255,18 @@ public final class RdmaLoop implements RdmaDevice.User {
         return counters;
     }
 
-    /** Counts a spin on the completion queues before waiting, and whether it found completions. */
-    public void busyPolled(boolean hit) {
+    /** Counts a spin on the completion queues before waiting, its time, and whether it found completions. */
+    public void busyPolled(boolean hit, long nanos) {
         counters.busyPolls++;
+        counters.busyPollNanos += nanos;
         if (hit) {
             counters.busyPollHits++;
         }
+    }
+
+    /** Returns the work completions the loop has dispatched so far. */
+    public long completionsDispatched() {
+        return counters.completions;
     }
 
     /** Returns {@code true} once the loop has a completion queue (a channel of it reached a device). */
