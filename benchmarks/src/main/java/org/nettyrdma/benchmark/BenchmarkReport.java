@@ -48,7 +48,10 @@ import java.util.TreeSet;
  */
 public final class BenchmarkReport {
 
+    /** RDMA on the default loops: they poll after work as the gaps between completions suggest. */
     private static final String RDMA = "rdma";
+    /** RDMA on loops that never poll: they sleep as soon as they find nothing. */
+    private static final String RDMA_NOPOLL = "rdma-nopoll";
     /** RDMA on loops that busy-poll, as perftest does: shown where measured. */
     private static final String RDMA_BUSYPOLL = "rdma-busypoll";
     /**
@@ -58,7 +61,12 @@ public final class BenchmarkReport {
     private static final String JAVA_VERBS = VerbsPingPong.BUSY_POLL;
     /** The floor with both ends waiting on the completion channel, as {@code rdma}'s loops wait. */
     private static final String JAVA_VERBS_EVENTS = VerbsPingPong.EVENTS;
-    private static final String[] TRANSPORTS = {RDMA, RDMA_BUSYPOLL, "epoll", "nio", JAVA_VERBS, JAVA_VERBS_EVENTS};
+    private static final String[] TRANSPORTS = {RDMA, RDMA_NOPOLL, RDMA_BUSYPOLL, "epoll", "nio", JAVA_VERBS,
+        JAVA_VERBS_EVENTS};
+    /** The default loops' 64 B round trip against busy polling's: at most this (the goal is 1.3). */
+    private static final double TARGET_ADAPTIVE_LATENCY_RATIO = 2.0;
+    /** The most of a core, in %, a default loop may use while its connection is idle. */
+    private static final double TARGET_IDLE_LOOP_PCT = 1.0;
     private static final int TARGET_BANDWIDTH_SIZE = 65536;
     private static final double TARGET_BANDWIDTH_RATIO = 0.9;
     private static final int TARGET_LATENCY_SIZE = 64;
@@ -71,6 +79,8 @@ public final class BenchmarkReport {
     private final Map<String, Map<Integer, Map<String, String>>> bench = new TreeMap<>();
     /** perftest tool, then size, then the line's fields. */
     private final Map<String, Map<Integer, Map<String, String>>> perftest = new TreeMap<>();
+    /** transport, then its {@code bench-idle} line's fields. */
+    private final Map<String, Map<String, String>> idle = new TreeMap<>();
     private final List<String> examples = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private final List<String> failedRuns = new ArrayList<>();
@@ -127,6 +137,11 @@ public final class BenchmarkReport {
             case "bench-end":
                 registeredAfterShutdown = fields(rest).get("registered_B_after_shutdown");
                 break;
+            case "bench-idle": {
+                Map<String, String> fields = fields(rest);
+                idle.put(fields.get("transport"), fields);
+                break;
+            }
             case "example":
                 examples.add(rest);
                 break;
@@ -278,18 +293,19 @@ public final class BenchmarkReport {
 
     private void throughput(StringBuilder out) {
         out.append("\nThroughput: one connection writing one way, MB/s\n");
-        line(out, "%8s %9s %14s %11s %9s %9s %12s %17s %21s %20s %23s %11s %9s%n", "bytes", RDMA, RDMA_BUSYPOLL,
-                JAVA_VERBS, "epoll", "nio", "ib_write_bw", "rdma/ib_write_bw", "busypoll/ib_write_bw",
+        line(out, "%8s %9s %12s %14s %11s %9s %9s %12s %17s %21s %20s %23s %11s %9s%n", "bytes", RDMA, RDMA_NOPOLL,
+                RDMA_BUSYPOLL, JAVA_VERBS, "epoll", "nio", "ib_write_bw", "rdma/ib_write_bw", "busypoll/ib_write_bw",
                 "busypoll/java-verbs", "java-verbs/ib_write_bw", "rdma/epoll", "rdma/nio");
         for (int size : sizes()) {
             double rdma = number(bench(RDMA, size), "MBps");
+            double nopoll = number(bench(RDMA_NOPOLL, size), "MBps");
             double busy = number(bench(RDMA_BUSYPOLL, size), "MBps");
             double floor = number(bench(JAVA_VERBS, size), "MBps");
             double epoll = number(bench("epoll", size), "MBps");
             double nio = number(bench("nio", size), "MBps");
             double perf = number(perftest("ib_write_bw", size), "MBps");
-            line(out, "%8d %9s %14s %11s %9s %9s %12s %17s %21s %20s %23s %11s %9s%n", size, fixed(rdma, 2),
-                    fixed(busy, 2), fixed(floor, 2), fixed(epoll, 2), fixed(nio, 2), fixed(perf, 2),
+            line(out, "%8d %9s %12s %14s %11s %9s %9s %12s %17s %21s %20s %23s %11s %9s%n", size, fixed(rdma, 2),
+                    fixed(nopoll, 2), fixed(busy, 2), fixed(floor, 2), fixed(epoll, 2), fixed(nio, 2), fixed(perf, 2),
                     fixed(rdma / perf, 2), fixed(busy / perf, 2), fixed(busy / floor, 2), fixed(floor / perf, 2),
                     fixed(rdma / epoll, 2), fixed(rdma / nio, 2));
         }
@@ -297,11 +313,11 @@ public final class BenchmarkReport {
 
     private void roundTrip(StringBuilder out) {
         out.append("\nRound trip: send a message, wait for its echo; p50 / p99 / p99.9 in us\n");
-        line(out, "%8s %-26s %-26s %-26s %-26s %-26s %-26s %15s%n", "bytes", RDMA, RDMA_BUSYPOLL, "epoll", "nio",
-                JAVA_VERBS, JAVA_VERBS_EVENTS, "ib_send_lat x2");
+        line(out, "%8s %-26s %-26s %-26s %-26s %-26s %-26s %-26s %15s%n", "bytes", RDMA, RDMA_NOPOLL, RDMA_BUSYPOLL,
+                "epoll", "nio", JAVA_VERBS, JAVA_VERBS_EVENTS, "ib_send_lat x2");
         for (int size : sizes()) {
-            line(out, "%8d %-26s %-26s %-26s %-26s %-26s %-26s %15s%n", size, percentiles(RDMA, size),
-                    percentiles(RDMA_BUSYPOLL, size), percentiles("epoll", size), percentiles("nio", size),
+            line(out, "%8d %-26s %-26s %-26s %-26s %-26s %-26s %-26s %15s%n", size, percentiles(RDMA, size),
+                    percentiles(RDMA_NOPOLL, size), percentiles(RDMA_BUSYPOLL, size), percentiles("epoll", size), percentiles("nio", size),
                     percentiles(JAVA_VERBS, size), percentiles(JAVA_VERBS_EVENTS, size),
                     fixed(sendLatencyRoundTrip(size), 1));
         }
@@ -410,8 +426,53 @@ public final class BenchmarkReport {
                         TARGET_LATENCY_RATIO, latencyTransport, fixed(rdmaLatency, 1), fixed(latencyRatio, 2),
                         fixed(perfLatency, 1)) + latencyFloor(latencyTransport, rdmaLatency, perfLatency));
 
+        adaptivePollingTargets(out);
         garbageTarget(out);
         registeredMemoryTarget(out);
+    }
+
+    /**
+     * The default loops, which poll adaptively, against loops that busy-poll, loops that never poll,
+     * and epoll, all measured in this run: the 64 B round trip, its p99, its CPU, and the stream.
+     */
+    private void adaptivePollingTargets(StringBuilder out) {
+        double adaptive = median(RDMA, TARGET_LATENCY_SIZE);
+        double busy = median(RDMA_BUSYPOLL, TARGET_LATENCY_SIZE);
+        double epoll = median("epoll", TARGET_LATENCY_SIZE);
+        double ratio = adaptive / busy;
+        target(out, ratio <= TARGET_ADAPTIVE_LATENCY_RATIO && adaptive < epoll, Double.isNaN(ratio) || Double.isNaN(epoll),
+                String.format(Locale.ROOT, "64 B round trip, default loops <= %.1f x busy polling's (goal 1.3 x) and"
+                        + " below epoll's: rdma p50 %s us is %s x rdma-busypoll's %s us; epoll %s us",
+                        TARGET_ADAPTIVE_LATENCY_RATIO, fixed(adaptive, 1), fixed(ratio, 2), fixed(busy, 1),
+                        fixed(epoll, 1)));
+        double adaptiveP99 = number(bench(RDMA, TARGET_LATENCY_SIZE), "rtt_p99_us");
+        double nopollP99 = number(bench(RDMA_NOPOLL, TARGET_LATENCY_SIZE), "rtt_p99_us");
+        target(out, adaptiveP99 <= nopollP99, Double.isNaN(adaptiveP99) || Double.isNaN(nopollP99),
+                String.format(Locale.ROOT, "64 B round trip p99, default loops <= loops that never poll: rdma %s us,"
+                        + " rdma-nopoll %s us", fixed(adaptiveP99, 1), fixed(nopollP99, 1)));
+        double adaptiveCpu = number(bench(RDMA, TARGET_LATENCY_SIZE), "cpu_us_per_rtt");
+        double busyCpu = number(bench(RDMA_BUSYPOLL, TARGET_LATENCY_SIZE), "cpu_us_per_rtt");
+        target(out, adaptiveCpu <= busyCpu, Double.isNaN(adaptiveCpu) || Double.isNaN(busyCpu),
+                String.format(Locale.ROOT, "CPU per 64 B round trip, default loops <= busy polling's: rdma %s us,"
+                        + " rdma-busypoll %s us, rdma-nopoll %s us", fixed(adaptiveCpu, 1), fixed(busyCpu, 1),
+                        fixed(number(bench(RDMA_NOPOLL, TARGET_LATENCY_SIZE), "cpu_us_per_rtt"), 1)));
+        Map<String, String> idleRdma = idle.getOrDefault(RDMA, Map.of());
+        double idleShare = number(idleRdma, "loop_cpu_pct");
+        StringBuilder others = new StringBuilder();
+        for (String transport : new String[] {RDMA_NOPOLL, RDMA_BUSYPOLL, "epoll"}) {
+            double share = number(idle.getOrDefault(transport, Map.of()), "loop_cpu_pct");
+            if (!Double.isNaN(share)) {
+                others.append(String.format(Locale.ROOT, "; %s %s %%", transport, fixed(share, 3)));
+            }
+        }
+        target(out, idleShare <= TARGET_IDLE_LOOP_PCT, Double.isNaN(idleShare),
+                String.format(Locale.ROOT, "an idle default loop <= %.0f %% of a core: rdma %s %% over %s s%s",
+                        TARGET_IDLE_LOOP_PCT, fixed(idleShare, 3), idleRdma.getOrDefault("seconds", "-"), others));
+        double stream = number(bench(RDMA, TARGET_BANDWIDTH_SIZE), "MBps");
+        double perf = number(perftest("ib_write_bw", TARGET_BANDWIDTH_SIZE), "MBps");
+        target(out, stream / perf >= TARGET_BANDWIDTH_RATIO, Double.isNaN(stream / perf),
+                String.format(Locale.ROOT, "64 KiB stream, default loops >= %.1f x ib_write_bw: rdma %s MB/s is %s x"
+                        + " %s MB/s", TARGET_BANDWIDTH_RATIO, fixed(stream, 2), fixed(stream / perf, 2), fixed(perf, 2)));
     }
 
     /**

@@ -96,6 +96,11 @@ final class LoopMeter {
         return new LoopMeter(threadIds);
     }
 
+    /** Returns how many threads the meter reads. */
+    int threads() {
+        return threadIds.length;
+    }
+
     /** Returns the current readings, with {@code count} (bytes or round trips) read by the caller. */
     Sample sample(long count) {
         long loopCpu = 0;

@@ -81,13 +81,17 @@ import org.nettyrdma.example.Transport;
  */
 public final class TransportBenchmark {
 
-    private static final String USAGE = "usage: TransportBenchmark [--transport rdma|rdma-busypoll|nio|epoll] "
+    private static final String USAGE = "usage: TransportBenchmark [--transport rdma|rdma-nopoll|rdma-busypoll|nio|epoll] "
             + "[--host ADDRESS] [--sizes 64,4k,64k] [--warmup SECONDS per phase, default 3] "
             + "[--time SECONDS per phase, default 3] [--receive copy|in-place, default copy: over RDMA, "
             + "whether ring data is handed up where it landed (RdmaChannelOption.RECEIVE_IN_PLACE)]";
     private static final int[] DEFAULT_SIZES = {64, 4096, 65536};
     /** Connecting, closing, a task on a loop: what takes longer is stuck. */
     private static final long TIMEOUT_SECONDS = 20;
+    /** How long the idle phase leaves a connection alone ({@code bench-idle}). */
+    private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** The message the idle phase's connection echoes before it goes quiet. */
+    private static final int IDLE_MESSAGE = 64;
     private static final double MIB = 1 << 20;
     /** A new connection's first moments (its first messages, the loops' first wake-ups) are not measured. */
     private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -226,6 +230,7 @@ public final class TransportBenchmark {
                 results.add(result);
                 out.println(row(result));
             }
+            out.println(rig.idle(IDLE_NANOS));
             rig.close();
             return results;
         } finally {
@@ -365,6 +370,43 @@ public final class TransportBenchmark {
             streamer.stop();
             close(client, sink.channel());
             return figures;
+        }
+
+        /**
+         * Returns the {@code bench-idle} line: the CPU the two event loops used, each as a share of a
+         * core, while a connection that has just echoed for a second sits idle for {@code idleNanos}.
+         */
+        String idle(long idleNanos) throws InterruptedException {
+            echoes.clear();
+            PingPong pingPong = new PingPong(IDLE_MESSAGE);
+            Channel client = null;
+            Echo echo = null;
+            try {
+                client = connect(echoServer.localAddress(), pingPong);
+                echo = echoes.poll(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                if (echo == null) {
+                    throw new IOException("the server accepted no connection in " + TIMEOUT_SECONDS + " s");
+                }
+                pause(TimeUnit.SECONDS.toNanos(1));
+                onLoop(client, pingPong::stop);
+                // What was in flight arrives, and the loops' polls after it run out.
+                pause(TimeUnit.SECONDS.toNanos(1));
+                LoopMeter.Sample start = meter.sample(0);
+                pause(idleNanos);
+                LoopMeter.Sample end = meter.sample(0);
+                checkHealthy(client, pingPong.failure(), echo.failure());
+                double share = (end.loopCpuNanos() - start.loopCpuNanos()) / (end.secondsSince(start) * 1e9)
+                        / meter.threads();
+                close(client, echo.channel());
+                return String.format(Locale.ROOT, "bench-idle transport=%s seconds=%.1f loops=%d loop_cpu_pct=%.3f",
+                        transport.displayName(), end.secondsSince(start), meter.threads(), 100 * share);
+            } catch (IOException | InterruptedException | ExecutionException | TimeoutException
+                     | RuntimeException e) {
+                if (client != null) {
+                    closeQuietly(client, echo == null ? null : echo.channel());
+                }
+                return "bench-idle transport=" + transport.displayName() + " error=" + e;
+            }
         }
 
         private Result.RoundTrip roundTrip(int size, long settle, long window)

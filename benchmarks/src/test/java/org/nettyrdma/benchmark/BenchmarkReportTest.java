@@ -68,23 +68,48 @@ class BenchmarkReportTest {
     }
 
     @Test
+    void theDefaultLoopsAreJudgedAgainstBusyPollingLoopsThatNeverPollAndEpoll() {
+        String report = render(
+                "bench transport=rdma-nopoll size=64 MBps=1.00 messages=100 cpu_ms_per_MB=300.0 alloc_B_per_msg=48.0"
+                        + " rtt_p50_us=600.0 rtt_p99_us=900.0 rtt_p999_us=2000.0 round_trips=500 cpu_us_per_rtt=70.0"
+                        + " alloc_B_per_rtt=96.0",
+                "bench-idle transport=rdma seconds=10.0 loops=2 loop_cpu_pct=0.020",
+                "bench-idle transport=rdma-busypoll seconds=10.0 loops=2 loop_cpu_pct=0.500");
+        assertTrue(report.contains("  MET           an idle default loop <= 1 % of a core: rdma 0.020 % over 10.0 s;"
+                + " rdma-busypoll 0.500 %\n"), report);
+        // rdma 60 us is 1.33 x busy polling's 45 us, within 2 x, but above epoll's 50 us: missed.
+        assertTrue(report.contains("  MISSED        64 B round trip, default loops <= 2.0 x busy polling's (goal 1.3 x)"
+                + " and below epoll's: rdma p50 60.0 us is 1.33 x rdma-busypoll's 45.0 us; epoll 50.0 us\n"), report);
+        assertTrue(report.contains("  MET           64 B round trip p99, default loops <= loops that never poll: rdma"
+                + " 200.0 us, rdma-nopoll 900.0 us\n"), report);
+        assertTrue(report.contains("  MET           CPU per 64 B round trip, default loops <= busy polling's: rdma 90.0 us,"
+                + " rdma-busypoll 95.0 us, rdma-nopoll 70.0 us\n"), report);
+        // 40 / 50 MB/s = 0.80 of ib_write_bw.
+        assertTrue(report.contains("  MISSED        64 KiB stream, default loops >= 0.9 x ib_write_bw: rdma 40.00 MB/s is"
+                + " 0.80 x 50.00 MB/s\n"), report);
+        assertEquals(List.of("64", "60.0", "/", "200.0", "/", "900.0", "600.0", "/", "900.0", "/", "2000.0", "45.0",
+                "/", "100.0", "/", "300.0", "50.0", "/", "150.0", "/", "800.0", "-", "-", "-", "30.0"),
+                row(report, "Round trip:", "64"));
+    }
+
+    @Test
     void ratiosCompareRdmaWithPerftestAndTcpAtTheSameSize() {
         String report = render();
         assertTrue(report.contains("qemu 7.2.22, tcg thread=multi, 2 vCPUs, kernel 6.1.0-57-amd64; rxe0 (Soft-RoCE),"
                 + " active MTU 4096; java 17.0.15"), report);
         // 40 / 50 = 0.80 of perftest, 40 / 80 = 0.50 of epoll; no busy-polling, nio or raw-verbs figure, no ratio.
-        assertEquals(List.of("65536", "40.00", "-", "-", "80.00", "-", "50.00", "0.80", "-", "-", "-", "0.50", "-"),
+        assertEquals(List.of("65536", "40.00", "-", "-", "-", "80.00", "-", "50.00", "0.80", "-", "-", "-", "0.50", "-"),
                 row(report, "Throughput", "65536"));
         // 64 B: no ib_write_bw at that size.
-        assertEquals(List.of("64", "2.00", "2.50", "-", "20.00", "-", "-", "-", "-", "-", "-", "0.10", "-"),
+        assertEquals(List.of("64", "2.00", "-", "2.50", "-", "20.00", "-", "-", "-", "-", "-", "-", "0.10", "-"),
                 row(report, "Throughput", "64"));
         // ib_send_lat's 15 us is half a round trip, shown doubled; no nio and no raw-verbs figures: dashes.
-        assertEquals(List.of("64", "60.0", "/", "200.0", "/", "900.0", "45.0", "/", "100.0", "/", "300.0",
+        assertEquals(List.of("64", "60.0", "/", "200.0", "/", "900.0", "-", "45.0", "/", "100.0", "/", "300.0",
                 "50.0", "/", "150.0", "/", "800.0", "-", "-", "-", "30.0"), row(report, "Round trip:", "64"));
         // 60 / 30 = 2.00, busy polling 45 / 30 = 1.50, 60 / 50 = 1.20 of epoll.
         assertEquals(List.of("64", "2.00", "1.50", "1.20", "-", "-"), row(report, "Round trip ratios", "64"));
         // No busy-polling figure at 64 KiB: a dash in its place.
-        assertEquals(List.of("65536", "-", "-", "300.0", "/", "900.0", "/", "1500.0", "-", "-", "-", "-"),
+        assertEquals(List.of("65536", "-", "-", "-", "300.0", "/", "900.0", "/", "1500.0", "-", "-", "-", "-"),
                 row(report, "Round trip:", "65536"));
     }
 
@@ -96,7 +121,7 @@ class BenchmarkReportTest {
                         + " round_trips=5000 cpu_us_per_rtt=70.0 alloc_B_per_rtt=0.0",
                 "bench transport=java-verbs-events size=64 rtt_p50_us=48.0 rtt_p99_us=90.0 rtt_p999_us=250.0"
                         + " round_trips=4000 cpu_us_per_rtt=60.0 alloc_B_per_rtt=0.0");
-        assertEquals(List.of("64", "60.0", "/", "200.0", "/", "900.0", "45.0", "/", "100.0", "/", "300.0",
+        assertEquals(List.of("64", "60.0", "/", "200.0", "/", "900.0", "-", "45.0", "/", "100.0", "/", "300.0",
                 "50.0", "/", "150.0", "/", "800.0", "-", "36.0", "/", "80.0", "/", "200.0", "48.0", "/", "90.0", "/",
                 "250.0", "30.0"), row(report, "Round trip:", "64"));
         // busy polling against busy polling: 45 / 36 = 1.25; waiting against waiting: 60 / 48 = 1.25.
@@ -121,10 +146,10 @@ class BenchmarkReportTest {
                 "bench transport=java-verbs size=65536 MBps=45.00 messages=2880 cpu_ms_per_MB=25.0"
                         + " alloc_B_per_msg=0.0 loop_kernel_share=0.70 credit_stalls=120");
         // The floor is 45 / 50 = 0.90 of perftest; no busy-polling transport to hold against it.
-        assertEquals(List.of("65536", "40.00", "-", "45.00", "80.00", "-", "50.00", "0.80", "-", "-", "0.90", "0.50",
-                "-"), row(report, "Throughput", "65536"));
+        assertEquals(List.of("65536", "40.00", "-", "-", "45.00", "80.00", "-", "50.00", "0.80", "-", "-", "0.90",
+                "0.50", "-"), row(report, "Throughput", "65536"));
         // The round trip's fields stay.
-        assertEquals(List.of("65536", "-", "-", "300.0", "/", "900.0", "/", "1500.0", "-", "250.0", "/", "600.0", "/",
+        assertEquals(List.of("65536", "-", "-", "-", "300.0", "/", "900.0", "/", "1500.0", "-", "250.0", "/", "600.0", "/",
                 "1200.0", "-", "-"), row(report, "Round trip:", "65536"));
         assertEquals(List.of("65536", "java-verbs", "25.0", "70", "0.0", "400.0", "0.0", "-", "-"),
                 row(report, "Costs", "65536", "java-verbs"));
@@ -141,8 +166,8 @@ class BenchmarkReportTest {
                 "bench transport=java-verbs size=65536 MBps=48.00 messages=3000 cpu_ms_per_MB=25.0"
                         + " alloc_B_per_msg=0.0 loop_kernel_share=0.50 credit_stalls=100");
         // 46 / 50 = 0.92 of perftest, 46 / 48 = 0.96 of the floor, which is 48 / 50 = 0.96 of perftest.
-        assertEquals(List.of("65536", "40.00", "46.00", "48.00", "80.00", "-", "50.00", "0.80", "0.92", "0.96", "0.96",
-                "0.50", "-"), row(report, "Throughput", "65536"));
+        assertEquals(List.of("65536", "40.00", "-", "46.00", "48.00", "80.00", "-", "50.00", "0.80", "0.92", "0.96",
+                "0.96", "0.50", "-"), row(report, "Throughput", "65536"));
         // ib_write_bw busy-polls: busy polling against it, and the loops that sleep named beside.
         assertTrue(report.contains("  MET           64 KiB throughput >= 0.9 x ib_write_bw: rdma-busypoll 46.00 MB/s is"
                 + " 0.92 x 50.00 MB/s (rdma, loops that sleep: 40.00 MB/s, 0.80 x); floor: java-verbs 48.00 MB/s is"
@@ -156,7 +181,7 @@ class BenchmarkReportTest {
         assertTrue(report.contains("; floor: java-verbs-events 44.00 MB/s is 0.88 x 50.00 MB/s, rdma is 0.91 x"
                 + " java-verbs-events\n"), report);
         // The table's column is the busy-polling floor's.
-        assertEquals("-", row(report, "Throughput", "65536").get(3));
+        assertEquals("-", row(report, "Throughput", "65536").get(4));
     }
 
     @Test
@@ -200,7 +225,7 @@ class BenchmarkReportTest {
                 "perftest ib_send_lat size=64 usec_typical=20.00 usec_avg=22.00 usec_p99=90.00 usec_min=14.00"
                         + " attempts=1");
         // The higher bandwidth: 40 / 80; the failed second reading leaves the first.
-        assertEquals(List.of("65536", "40.00", "-", "-", "80.00", "-", "80.00", "0.50", "-", "-", "-", "0.50", "-"),
+        assertEquals(List.of("65536", "40.00", "-", "-", "-", "80.00", "-", "80.00", "0.50", "-", "-", "-", "0.50", "-"),
                 row(report, "Throughput", "65536"));
         assertTrue(report.contains("  perftest ib_write_bw 4096 B read 40.00, error MB/s in this run;"), report);
         assertTrue(report.contains("  perftest ib_write_bw 65536 B read 50.00, 80.00 MB/s in this run; the better one"

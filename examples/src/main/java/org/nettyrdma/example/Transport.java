@@ -32,6 +32,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import org.nettyrdma.channel.rdma.Rdma;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
+import org.nettyrdma.channel.rdma.RdmaIoHandlerConfig;
 import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 
@@ -47,9 +48,18 @@ import org.nettyrdma.channel.rdma.RdmaSocketChannel;
  */
 public enum Transport {
 
-    /** RDMA over an RC queue pair: bind and connect to the address of an RDMA interface. */
+    /**
+     * RDMA over an RC queue pair: bind and connect to the address of an RDMA interface. The loops
+     * have the defaults: they poll after work for as long as the gaps between completions suggest,
+     * up to 100 us, then sleep.
+     */
     RDMA(Rdma::unavailabilityCause, RdmaIoHandler::newFactory, RdmaSocketChannel.class,
             RdmaServerSocketChannel.class),
+
+    /** RDMA as {@link #RDMA}, on loops that never poll: they sleep in epoll as soon as they find nothing. */
+    RDMA_NOPOLL(Rdma::unavailabilityCause,
+            () -> RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().setAdaptivePollMicros(0)),
+            RdmaSocketChannel.class, RdmaServerSocketChannel.class),
 
     /**
      * RDMA as {@link #RDMA}, on loops that busy-poll their completion queues for up to 2000 us before
@@ -82,8 +92,8 @@ public enum Transport {
     }
 
     /**
-     * Returns the transport called {@code name} ({@code rdma}, {@code rdma-busypoll}, {@code nio} or
-     * {@code epoll}, in any case).
+     * Returns the transport called {@code name} ({@code rdma}, {@code rdma-nopoll}, {@code rdma-busypoll},
+     * {@code nio} or {@code epoll}, in any case).
      *
      * @throws IllegalArgumentException if there is none of that name
      */
@@ -93,7 +103,8 @@ public enum Transport {
                 return transport;
             }
         }
-        throw new IllegalArgumentException("transport: " + name + " (expected: rdma, rdma-busypoll, nio or epoll)");
+        throw new IllegalArgumentException("transport: " + name
+                + " (expected: rdma, rdma-nopoll, rdma-busypoll, nio or epoll)");
     }
 
     /** Returns the name used on the command line and in output: {@code rdma}, {@code nio}, {@code epoll}... */

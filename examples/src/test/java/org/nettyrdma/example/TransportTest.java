@@ -45,7 +45,7 @@ class TransportTest {
         assertSame(Transport.NIO, Transport.of("NIO"));
         assertSame(Transport.EPOLL, Transport.of("Epoll"));
         assertEquals("epoll", Transport.EPOLL.displayName());
-        assertEquals("transport: tcp (expected: rdma, rdma-busypoll, nio or epoll)",
+        assertEquals("transport: tcp (expected: rdma, rdma-nopoll, rdma-busypoll, nio or epoll)",
                 assertThrows(IllegalArgumentException.class, () -> Transport.of("tcp")).getMessage());
     }
 
