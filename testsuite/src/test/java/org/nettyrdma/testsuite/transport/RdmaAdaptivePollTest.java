@@ -18,14 +18,10 @@ package org.nettyrdma.testsuite.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.SimpleChannelInboundHandler;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaIoHandlerConfig;
@@ -42,7 +38,7 @@ import org.nettyrdma.testkit.RdmaTransportFixture;
 class RdmaAdaptivePollTest {
 
     private static final int ROUND_TRIPS = 300;
-    private static final int MESSAGE = 64;
+    private static final int MESSAGE = PingPongHandler.MESSAGE;
 
     @RegisterExtension
     final RdmaTransportFixture rdma = new RdmaTransportFixture(2, new RdmaIoHandlerConfig().setAdaptivePollMicros(20_000));
@@ -50,7 +46,7 @@ class RdmaAdaptivePollTest {
     @Test
     void pollsFindTheAnswersWhileTrafficRunsAndStopWhenItStops() throws Exception {
         Channel server = rdma.bind(rdma.server().childHandler(EchoHandler.INSTANCE));
-        PingPong pingPong = new PingPong();
+        PingPongHandler pingPong = new PingPongHandler(ROUND_TRIPS);
         RdmaSocketChannel client = (RdmaSocketChannel) rdma.client().handler(pingPong)
                 .connect(server.localAddress()).sync().channel();
         client.writeAndFlush(Unpooled.wrappedBuffer(new byte[MESSAGE]));
@@ -70,31 +66,5 @@ class RdmaAdaptivePollTest {
 
         client.close().sync();
         server.close().sync();
-    }
-
-    /** Sends each echo back as the next request, {@link #ROUND_TRIPS} times. */
-    private static final class PingPong extends SimpleChannelInboundHandler<ByteBuf> {
-        final CompletableFuture<Integer> done = new CompletableFuture<>();
-        private int roundTrips;
-        private int received;
-
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
-            received += msg.readableBytes();
-            if (received < MESSAGE) {
-                return;
-            }
-            received -= MESSAGE;
-            if (++roundTrips == ROUND_TRIPS) {
-                done.complete(roundTrips);
-            } else {
-                ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[MESSAGE]));
-            }
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            done.completeExceptionally(cause);
-        }
     }
 }

@@ -22,11 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.SimpleChannelInboundHandler;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaLoopMetrics;
@@ -44,7 +41,7 @@ import org.nettyrdma.testkit.RdmaTransportFixture;
 class RdmaBusyPollTest {
 
     private static final int ROUND_TRIPS = 200;
-    private static final int MESSAGE = 64;
+    private static final int MESSAGE = PingPongHandler.MESSAGE;
 
     @RegisterExtension
     final RdmaTransportFixture rdma = new RdmaTransportFixture(2, 1000);
@@ -52,7 +49,7 @@ class RdmaBusyPollTest {
     @Test
     void roundTripsEchoAndTasksRunWhileLoopsSpin() throws Exception {
         Channel server = rdma.bind(rdma.server().childHandler(EchoHandler.INSTANCE));
-        PingPong pingPong = new PingPong(ROUND_TRIPS);
+        PingPongHandler pingPong = new PingPongHandler(ROUND_TRIPS);
         Channel client = rdma.client().handler(pingPong).connect(server.localAddress()).sync().channel();
 
         client.writeAndFlush(Unpooled.wrappedBuffer(new byte[MESSAGE]));
@@ -89,7 +86,7 @@ class RdmaBusyPollTest {
     @Test
     void connectionsComeAndGoWhileSpinsKeepFindingCompletions() throws Exception {
         Channel server = rdma.bind(rdma.server().childHandler(EchoHandler.INSTANCE));
-        PingPong endless = new PingPong(Integer.MAX_VALUE);
+        PingPongHandler endless = new PingPongHandler(Integer.MAX_VALUE);
         Channel busy = rdma.client().handler(endless).connect(server.localAddress()).sync().channel();
         busy.writeAndFlush(Unpooled.wrappedBuffer(new byte[MESSAGE]));
         Await.until(() -> endless.roundTrips > 100, 60, () -> "round trips: " + endless.roundTrips);
@@ -97,7 +94,7 @@ class RdmaBusyPollTest {
 
         for (int i = 0; i < 3; i++) {
             int roundTripsBefore = endless.roundTrips;
-            PingPong one = new PingPong(1);
+            PingPongHandler one = new PingPongHandler(1);
             Channel other = rdma.client().handler(one).connect(server.localAddress()).sync().channel();
             other.writeAndFlush(Unpooled.wrappedBuffer(new byte[MESSAGE]));
             assertEquals(1, one.done.get(30, TimeUnit.SECONDS), "the second connection's echo");
@@ -111,39 +108,5 @@ class RdmaBusyPollTest {
         endless.stopped = true;
         busy.close().sync();
         server.close().sync();
-    }
-
-    /** Sends each echo back as the next request, {@code total} times or until stopped. */
-    private static final class PingPong extends SimpleChannelInboundHandler<ByteBuf> {
-        final CompletableFuture<Integer> done = new CompletableFuture<>();
-        volatile boolean stopped;
-        volatile int roundTrips;
-        private final int total;
-        private int received;
-
-        PingPong(int total) {
-            this.total = total;
-        }
-
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
-            received += msg.readableBytes();
-            if (received < MESSAGE) {
-                return;
-            }
-            received -= MESSAGE;
-            // One writer (the event loop): a volatile read and write, no atomic operation needed.
-            roundTrips = roundTrips + 1;
-            if (roundTrips == total) {
-                done.complete(roundTrips);
-            } else if (!stopped) {
-                ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[MESSAGE]));
-            }
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            done.completeExceptionally(cause);
-        }
     }
 }
