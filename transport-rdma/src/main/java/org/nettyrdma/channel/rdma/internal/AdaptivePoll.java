@@ -23,9 +23,10 @@ package org.nettyrdma.channel.rdma.internal;
  * <p>A completion that a poll finds costs nothing more; one that wakes the loop costs the completion
  * channel's event, the re-arm and a thread switch. So the budget covers twice the gap the loop last
  * saw, found by polling or waking up, as long as that gap is below the bound: traffic that comes
- * back sooner than the bound is met by polling. Each poll that runs out empty halves the budget, so
- * once traffic stops, or comes slower than the bound, the loop stops polling after a few misses whose
- * time adds up to about twice the budget, and an idle loop costs nothing.
+ * back sooner than the bound is met by polling. Each poll that runs out empty halves the budget, and
+ * a sleep longer than the bound ends it: once traffic stops, or comes slower than the bound, the
+ * loop stops polling after a few misses whose time adds up to about twice the budget, and a loop
+ * woken later for a task or a timer does not poll first, so an idle loop costs nothing.
  *
  * <p>Not thread-safe: used on its loop's thread only.
  */
@@ -79,7 +80,11 @@ public final class AdaptivePoll {
         }
         long gap = now - sleptAt;
         sleptAt = -1;
-        if (withWork) {
+        if (gap > maxNanos) {
+            // Asleep past the bound: the traffic the budget was for has stopped or slowed, and a poll
+            // now would only delay what woke the loop.
+            budgetNanos = 0;
+        } else if (withWork) {
             gapSeen(gap);
         }
     }

@@ -59,6 +59,19 @@ class AdaptivePollTest {
     }
 
     @Test
+    void aSleepPastTheBoundEndsTheBudget() {
+        AdaptivePoll poll = new AdaptivePoll(MAX);
+        poll.polled(true, 40 * MICROS);
+        poll.sleeping(0);
+        poll.woke(MAX + 1, false);
+        assertEquals(0, poll.budgetNanos(), "woken for a task long after the traffic stopped");
+        poll.polled(true, 40 * MICROS);
+        poll.sleeping(0);
+        poll.woke(10 * MICROS, false);
+        assertEquals(80 * MICROS, poll.budgetNanos(), "woken for a task soon: the budget stays");
+    }
+
+    @Test
     void pollsThatRunOutHalveTheBudgetToNothing() {
         AdaptivePoll poll = new AdaptivePoll(MAX);
         poll.polled(true, MAX);
