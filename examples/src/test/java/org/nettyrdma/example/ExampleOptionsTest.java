@@ -72,7 +72,7 @@ class ExampleOptionsTest {
 
     @Test
     void rejectsValuesThatDoNotFit() {
-        assertMessage("--transport: tcp (expected: rdma, rdma-busypoll, nio or epoll)",
+        assertMessage("--transport: tcp (expected: rdma, rdma-nopoll, rdma-busypoll, nio or epoll)",
                 () -> ExampleOptions.of("--transport", "tcp").transport());
         assertMessage("--port: 70000 (expected: 0-65535)", () -> ExampleOptions.of("--port", "70000").port(1));
         assertMessage("--count: -1 (expected: an integer >= 0, optionally with k or m)",
