@@ -17,6 +17,7 @@ package org.nettyrdma.testkit;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.zip.CRC32;
 
 import io.netty.buffer.ByteBuf;
@@ -54,6 +55,27 @@ public final class StreamReader extends ChannelInboundHandlerAdapter {
         expectedBytes = length;
         check();
         return digest;
+    }
+
+    /**
+     * Waits until {@code length} bytes arrived, every one as the stream has it: for a point inside the
+     * stream, where {@link #digestAt} is for its end.
+     *
+     * @throws AssertionError if a byte was wrong, or the bytes did not arrive in time
+     */
+    public void awaitReceived(long length, long seconds) throws InterruptedException {
+        Await.until(() -> receivedBytes >= length || digest.isCompletedExceptionally(), seconds,
+                () -> receivedBytes + " of " + length + " bytes arrived");
+        if (digest.isCompletedExceptionally()) {
+            try {
+                digest.join();
+            } catch (CompletionException e) {
+                throw new AssertionError("the stream before byte " + length + " is wrong", e.getCause());
+            }
+        }
+        if (receivedBytes != length) {
+            throw new AssertionError(receivedBytes + " bytes arrived, expected " + length);
+        }
     }
 
     /** Fails if a byte was wrong, and never completes otherwise: for a stream cut off by a close. */

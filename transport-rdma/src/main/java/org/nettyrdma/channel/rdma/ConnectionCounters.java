@@ -35,6 +35,11 @@ final class ConnectionCounters {
     long keepAliveProbes;
     /** Times the peer's share of the shared receive queue grew. */
     long shareGrowths;
+    /** Rings opened to the peer, and closed again once it released them. */
+    long ringsOpened;
+    long ringsClosed;
+    /** The size of the ring the peer has open to this side; 0 while none is. */
+    long peerRingSize;
 
     void sent(int payload) {
         sends++;

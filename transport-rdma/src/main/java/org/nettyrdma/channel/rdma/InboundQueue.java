@@ -18,6 +18,7 @@ package org.nettyrdma.channel.rdma;
 import java.util.ArrayDeque;
 import java.util.function.IntConsumer;
 
+import org.nettyrdma.channel.rdma.internal.OfferedRing;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 
 /**
@@ -38,6 +39,7 @@ final class InboundQueue {
         private int length;
         private int consumed;
         private long token;
+        private OfferedRing ring;
 
         /** Returns the message type ({@link RdmaProtocol#TYPE_DATA} or the end of input). */
         int type() {
@@ -52,6 +54,11 @@ final class InboundQueue {
         /** Returns the ring region's token, or -1 for a message in a slot. */
         long token() {
             return token;
+        }
+
+        /** Returns the ring the region is in, or {@code null} for a message in a slot. */
+        OfferedRing ring() {
+            return ring;
         }
 
         /** Returns where its unread bytes start, in the slots' or the ring's memory. */
@@ -70,15 +77,18 @@ final class InboundQueue {
 
     /** Queues a message received in {@code slot}: data, or an end of input with no payload. */
     void addSlot(int type, int slot, int payloadOffset, int length) {
-        queue.add(fill(type, slot, payloadOffset, length, -1));
+        queue.add(fill(type, slot, payloadOffset, length, null, -1));
     }
 
-    /** Queues the data a Write put into the ring region of {@code token}. */
-    void addRegion(int payloadOffset, int length, long token) {
-        queue.add(fill(RdmaProtocol.TYPE_DATA, -1, payloadOffset, length, token));
+    /**
+     * Queues the data a Write put into the region of {@code token} of {@code ring}, which holds the
+     * ring's memory until it is read or the queue cleared.
+     */
+    void addRegion(OfferedRing ring, int payloadOffset, int length, long token) {
+        queue.add(fill(RdmaProtocol.TYPE_DATA, -1, payloadOffset, length, ring, token));
     }
 
-    private Message fill(int type, int slot, int payloadOffset, int length, long token) {
+    private Message fill(int type, int slot, int payloadOffset, int length, OfferedRing ring, long token) {
         Message message = spare.poll();
         if (message == null) {
             message = new Message();
@@ -89,6 +99,7 @@ final class InboundQueue {
         message.length = length;
         message.consumed = 0;
         message.token = token;
+        message.ring = ring;
         return message;
     }
 
@@ -126,15 +137,21 @@ final class InboundQueue {
     void recycle() {
         Message message = queue.poll();
         if (message != null) {
+            message.ring = null;
             spare.add(message);
         }
     }
 
-    /** Empties the queue, giving each slot a message still waits in to {@code slotReleaser}. */
+    /**
+     * Empties the queue, giving each slot a message still waits in to {@code slotReleaser}, and
+     * letting go of the memory of each ring a region waits in.
+     */
     void clear(IntConsumer slotReleaser) {
         for (Message message : queue) {
             if (message.slot >= 0) {
                 slotReleaser.accept(message.slot);
+            } else if (message.ring != null && message.ring.memory() != null) {
+                message.ring.memory().releaseMemory();
             }
         }
         queue.clear();

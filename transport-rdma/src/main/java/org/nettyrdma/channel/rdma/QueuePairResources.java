@@ -32,21 +32,18 @@ import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 
 /**
  * The verbs objects of one connection, and their frees: the queue pair, made on the loop's shared
- * receive queue, its reservation in the loop's completion queue, and, from this side's
- * {@code HELLO} on, the ring the peer writes into with its memory window. The memory sends are
- * staged in is not here: the sender takes it from the shared pool while sends are in flight
- * ({@link RdmaSender}).
+ * receive queue, its reservation in the loop's completion queue, and, while a ring is open to the
+ * peer, the memory window the peer writes into it through. The memory sends are staged in is not
+ * here: the sender takes it from the shared pool while sends are in flight ({@link RdmaSender});
+ * nor are the rings, which the receiver holds as they come and go ({@link RdmaReceiver}).
  *
- * <p>The ring is made only when this side sends its {@code HELLO}: an accepting side sends it in
- * answer to the peer's, so a peer that connects and never speaks holds a queue pair and its
- * reservation in the shared receive queue ({@link RdmaReceiver}), no memory of its own.
- *
- * <p>The ring is registered without remote access; the peer writes into it through a type-2 memory
- * window bound to this connection's queue pair (docs/security.md). A window's rkey works only on the
- * queue pair it is bound to, whereas an rkey of a memory region works on every queue pair of the
- * protection domain, which all connections on a device share. The window dies with the connection.
- * A connection on a device whose windows do not confine a peer has no ring and no window
- * ({@link RingPolicy}).
+ * <p>A ring is registered without remote access, as a region of its own; the peer writes into it
+ * through a type-2 memory window bound to this connection's queue pair (docs/security.md). A window's
+ * rkey works only on the queue pair it is bound to, whereas an rkey of a memory region works on every
+ * queue pair of the protection domain, which all connections on a device share. The window is
+ * allocated when a ring opens and freed when the peer released it, so its key is dead before the
+ * ring's memory is deregistered. A connection on a device whose windows do not confine a peer opens
+ * no ring and allocates no window ({@link RingPolicy}).
  *
  * <p>Used on the channel's event loop only.
  */
@@ -67,9 +64,8 @@ final class QueuePairResources {
     private long qp;
     private int qpNum;
     private int maxInline;
-    private RegisteredBuffer ring;
+    /** The {@code ibv_mw*} over the open ring; 0 while none is open. */
     private long window;
-    private int ringKey;
     private boolean closed;
 
     private QueuePairResources(CompletionQueue cq, int cqEntries, long id, SharedReceiveQueue srq) {
@@ -111,8 +107,9 @@ final class QueuePairResources {
     }
 
     /**
-     * Returns the most registered bytes a connection holds: its share of receive slots, its ring, and
-     * the staging blocks of its sends in flight, at most {@code sendLimit} ({@code SO_SNDBUF}).
+     * Returns the most registered bytes a connection holds: its share of receive slots, a ring of
+     * {@code ringSize} if one is open, and the staging blocks of its sends in flight, at most
+     * {@code sendLimit} ({@code SO_SNDBUF}).
      */
     static long registeredBytes(int slots, int slotSize, int ringSize, int sendLimit) {
         return (long) slots * slotSize + ringSize + sendLimit;
@@ -146,31 +143,45 @@ final class QueuePairResources {
     }
 
     /**
-     * Registers the ring of {@code ringSize} bytes with its memory window, unless {@code ringSize} is 0
-     * (no ring: the peer may write nowhere). On failure the connection fails, and {@link #close()}
-     * frees what was made.
+     * Registers {@code size} bytes for a ring: local write and window binds only, so that only a
+     * window's key reaches it, and as a region of its own, so that even a device that checks a
+     * window's bounds only against its region's (rxe) confines the peer to the ring.
+     *
+     * @throws IOException if the registered memory limit or the device refuses it
      */
-    void openBuffers(int ringSize) throws IOException {
-        // Each is stored as soon as it exists: close() frees what a failure here leaves.
-        if (ringSize > 0) {
-            ring = new RegisteredBuffer(device, ringSize, RegisteredBuffer.LOCAL_WRITE | RegisteredBuffer.MW_BIND,
-                    "the receive ring of a connection");
-            window = RdmaNative.allocMw(device.pd());
-        }
+    RegisteredBuffer registerRing(int size) throws IOException {
+        return new RegisteredBuffer(device, size, RegisteredBuffer.LOCAL_WRITE | RegisteredBuffer.MW_BIND,
+                "a receive ring");
     }
 
     /**
-     * Posts, unsignaled, the bind of the memory window over the whole ring to this queue pair, with a
-     * fresh key: from then on the peer may write into the ring with {@link #ringKey()}, and only it.
-     * The bind runs before any request posted after it, such as the {@code HELLO} that carries the key.
+     * Allocates a memory window and posts, unsignaled, its bind over the whole of {@code ring} to this
+     * queue pair, with a fresh key: from then on the peer may write into the ring with that key, and
+     * only it. The bind runs before any request posted after it, such as the {@code RING} that carries
+     * the key.
+     *
+     * @return the key
      */
-    void bindRing(long wrId) throws IOException {
+    int bindRing(long wrId, RegisteredBuffer ring) throws IOException {
+        if (window != 0) {
+            throw new IllegalStateException("qp " + qpNum + ": a ring is open already");
+        }
+        window = RdmaNative.allocMw(device.pd());
         int current = RdmaNative.mwRkey(window);
         // The low byte is the key the consumer chooses; it must change with every bind.
         int key = (current + 1 + ThreadLocalRandom.current().nextInt(255)) & 0xff;
         int rkey = (current & 0xffffff00) | key;
         RdmaNative.postBindMw(qp, wrId, false, window, rkey, ring.mr(), ring.address(), ring.size(), REMOTE_WRITE);
-        ringKey = rkey;
+        return rkey;
+    }
+
+    /**
+     * Frees the window over the ring the peer released: its key is dead from now on, before the ring's
+     * memory is deregistered and, later, reused.
+     */
+    void revokeRing() {
+        deallocWindow(window);
+        window = 0;
     }
 
     RdmaDevice device() {
@@ -195,21 +206,6 @@ final class QueuePairResources {
         return srq;
     }
 
-    /** The ring; {@code null} before {@link #openBuffers}, and for a connection without one. */
-    RegisteredBuffer ring() {
-        return ring;
-    }
-
-    /** The rkey of the window over the ring, once bound. */
-    int ringKey() {
-        return ringKey;
-    }
-
-    /** Returns the registered bytes of its own held now: the ring (slots are shared, staging blocks the sender's). */
-    long registeredBytes() {
-        return ring != null ? ring.size() : 0;
-    }
-
     /**
      * Moves the queue pair to the error state, so that every posted request comes back flushed, and
      * starts an orderly disconnect: the peer gets {@code DISCONNECTED}.
@@ -231,12 +227,10 @@ final class QueuePairResources {
 
     /**
      * Frees everything this holds, once, whatever part of it was made: the window first, so the peer
-     * reaches nothing any more, then the queue pair, so the device reaches nothing any more, then the
-     * registrations in the reverse order of their making, and last the completion queue entries. The
-     * window goes before the queue pair because rxe keeps a bound window's queue pair alive, and destroying
-     * the queue pair first stalls in the kernel (docs/decisions.md#teardown-order).
-     * The ring's memory outlives this while buffers handed up over it are not released
-     * ({@link RegisteredBuffer}).
+     * reaches nothing any more, then the queue pair, so the device reaches nothing any more, and last
+     * the completion queue entries. The window goes before the queue pair because rxe keeps a bound
+     * window's queue pair alive, and destroying the queue pair first stalls in the kernel
+     * (docs/decisions.md#teardown-order). The rings' registrations go after this, with the receiver.
      */
     void close() {
         if (closed) {
@@ -254,17 +248,7 @@ final class QueuePairResources {
                 }
             }
         } finally {
-            try {
-                closeBuffer(ring);
-            } finally {
-                cq.unreserve(cqEntries);
-            }
-        }
-    }
-
-    private static void closeBuffer(RegisteredBuffer buffer) {
-        if (buffer != null) {
-            buffer.close();
+            cq.unreserve(cqEntries);
         }
     }
 

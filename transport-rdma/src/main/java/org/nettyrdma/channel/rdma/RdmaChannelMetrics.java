@@ -40,6 +40,9 @@ public final class RdmaChannelMetrics {
     private final long receivedBytes;
     private final long creditStalls;
     private final long keepAliveProbes;
+    private final long ringsOpened;
+    private final long ringsClosed;
+    private final long peerRingSize;
     private final long registeredBytes;
     private final int maxInlineData;
 
@@ -55,6 +58,9 @@ public final class RdmaChannelMetrics {
         this.receivedBytes = counters.receivedBytes;
         this.creditStalls = counters.creditStalls;
         this.keepAliveProbes = counters.keepAliveProbes;
+        this.ringsOpened = counters.ringsOpened;
+        this.ringsClosed = counters.ringsClosed;
+        this.peerRingSize = counters.peerRingSize;
         this.registeredBytes = registeredBytes;
         this.maxInlineData = maxInlineData;
     }
@@ -124,8 +130,31 @@ public final class RdmaChannelMetrics {
     }
 
     /**
+     * Returns the rings this side opened to its peer: one when the peer first had writes larger than
+     * a receive slot, and one more each time it grew or came back after going idle (docs/protocol.md).
+     * Always 0 on a device whose memory windows do not confine a peer, rxe among them.
+     */
+    public long ringsOpened() {
+        return ringsOpened;
+    }
+
+    /** Returns the rings this side opened to its peer and closed again once the peer released them. */
+    public long ringsClosed() {
+        return ringsClosed;
+    }
+
+    /**
+     * Returns the size of the ring the peer has open to this side now, 0 if none: this side's writes
+     * larger than a receive slot go into it by RDMA Write; without one they go by Send, and the first
+     * asks the peer to open one.
+     */
+    public long peerRingSize() {
+        return peerRingSize;
+    }
+
+    /**
      * Returns the registered memory this connection held when the metrics were taken: its receive
-     * slots, its ring, and the blocks of {@link RdmaByteBufAllocator}'s pool its sends in flight were
+     * slots, its ring if one is open, and the blocks of {@link RdmaByteBufAllocator}'s pool its sends in flight were
      * staged in (none while no send is in flight, at most {@code SO_SNDBUF}); 0 once the connection is
      * gone (a closed channel keeps it until its last sends completed, at most 2 s). The pool's slabs,
      * staging blocks included, are registered once for the process and counted by
@@ -150,6 +179,7 @@ public final class RdmaChannelMetrics {
                 + rdmaWriteBytes + " B; copied: " + copiedBytes + " B; control messages: " + controlMessages
                 + "; received: " + receivedSends + " Sends, " + receivedWrites + " Writes, " + receivedBytes
                 + " B; credit stalls: " + creditStalls + "; keep-alive probes: " + keepAliveProbes
-                + "; registered: " + registeredBytes + " B; max inline: " + maxInlineData + " B)";
+                + "; rings opened: " + ringsOpened + ", closed: " + ringsClosed + ", the peer's: " + peerRingSize
+                + " B; registered: " + registeredBytes + " B; max inline: " + maxInlineData + " B)";
     }
 }

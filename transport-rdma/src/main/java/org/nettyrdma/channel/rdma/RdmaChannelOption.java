@@ -102,6 +102,16 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
     public static final ChannelOption<Boolean> RECEIVE_IN_PLACE = valueOf(RdmaChannelOption.class,
             "RECEIVE_IN_PLACE");
 
+    /**
+     * How long a ring this side opened to its peer stays open without a Write into it before it is
+     * closed and its memory deregistered; default 2 000 ms, 0 to keep it until the connection closes.
+     * A peer opens no ring until it has writes larger than a receive slot, and gets one again, with a
+     * new key, when they come back (docs/decisions.md#rings-on-demand). Only on a device whose memory
+     * windows confine a peer: on rxe no ring opens at all.
+     */
+    public static final ChannelOption<Integer> RING_IDLE_MILLIS = valueOf(RdmaChannelOption.class,
+            "RING_IDLE_MILLIS");
+
     @SuppressWarnings({ "unused", "deprecation" })
     private RdmaChannelOption() {
         super(null);

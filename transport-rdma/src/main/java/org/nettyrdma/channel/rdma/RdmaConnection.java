@@ -32,7 +32,6 @@ import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
-import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
 import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
@@ -100,7 +99,8 @@ final class RdmaConnection implements CompletionListener {
     private final int qpNum;
     private final int slots;
     private final int slotSize;
-    private final int ringSize;
+    /** The largest ring this side opens to its peer on request; 0 where a window would not confine it. */
+    private final int maxRingSize;
     /**
      * The accepting side sends its {@code HELLO} in answer to the connecting side's: only then is the
      * connecting side's queue pair sure to be ready to receive (protocol.md, "Connection").
@@ -117,6 +117,7 @@ final class RdmaConnection implements CompletionListener {
     private Future<?> blockRetry;
     private final RdmaReceiver receiver;
     private final RdmaSender sender;
+    private final RingOwner rings;
     /**
      * A {@code SHUTDOWN_OUTPUT} or {@code CLOSE} that found no slot at the peer: it goes out, before
      * any {@code CREDIT}, as soon as the peer returns one ({@link #sendEndOfStream}).
@@ -129,7 +130,7 @@ final class RdmaConnection implements CompletionListener {
      * Creates the queue pair on {@code id}, in {@code cq} where {@link #completionQueueEntries} are
      * reserved for it and on the shared receive queue {@code srq}, and reserves the peer's first
      * slots there: all before the connection is established, so no Send from the peer can find no
-     * receive. The ring follows with this side's {@code HELLO}. All or nothing: if any step fails,
+     * receive. A ring opens only when the peer asks for one. All or nothing: if any step fails,
      * everything made before it is freed and the reservations are returned.
      */
     RdmaConnection(Events events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq, long id,
@@ -143,13 +144,13 @@ final class RdmaConnection implements CompletionListener {
         this.slots = config.getReceiveSlots();
         this.slotSize = config.getSlotSize();
         // No ring where a window would not confine the peer: then it may write nowhere (RingPolicy).
-        this.ringSize = ringSize(config, device);
+        this.maxRingSize = maxRingSize(config, device);
         int sendBufferSize = config.getSendBufferSize();
         int sendDepth = sendQueueDepth(config, device);
         // A connection the limit cannot hold is refused now, with the reason, rather than after the
-        // peer's HELLO: what its first share adds to the shared queue, and its ring. A peer that never
-        // speaks holds one shared slot until then, no more.
-        long atStart = srq.registrationNeeded(Math.min(RdmaReceiver.INITIAL_SHARE, slots)) + ringSize;
+        // peer's HELLO: what its first share adds to the shared queue. A peer that never speaks holds
+        // one shared slot until then, no more; a ring comes only when the peer asks, within the limit.
+        long atStart = srq.registrationNeeded(Math.min(RdmaReceiver.INITIAL_SHARE, slots));
         if (!RegisteredMemoryBudget.hasRoom(atStart)) {
             throw RegisteredMemoryBudget.refusal("a connection", atStart);
         }
@@ -158,10 +159,13 @@ final class RdmaConnection implements CompletionListener {
         qpNum = resources.qpNum();
         boolean created = false;
         try {
-            receiver = new RdmaReceiver(new ReceiverListener(), eventLoop, resources, slots, ringSize,
+            PartsListener listener = new PartsListener();
+            receiver = new RdmaReceiver(listener, eventLoop, resources, slots, maxRingSize,
                     config.isReceiveInPlace(), counters);
             sender = new RdmaSender(device, resources.qp(), resources.maxInline(), sendDepth, sendBufferSize,
                     receiver.owed(), counters);
+            rings = new RingOwner(listener, resources, sender, receiver, eventLoop,
+                    config.getRingIdleMillis());
             cq.claim(id, sender.chain());
             cq.attach(srq, id, qpNum);
             receiver.reserveForHello(accepted);
@@ -178,22 +182,21 @@ final class RdmaConnection implements CompletionListener {
     }
 
     /**
-     * Returns the registered bytes a connection with {@code config} on {@code device} holds once both
-     * {@code HELLO}s are out, idle, before its peer's share grows: its first slots of the shared
-     * receive queue and its ring if it opens one. Growth asks again ({@link Events#mayHoldMore});
-     * staging blocks come from the allocator's pool while sends are in flight, at most
-     * {@code SO_SNDBUF}.
+     * Returns the registered bytes a connection with {@code config} holds once both {@code HELLO}s are
+     * out, idle, before its peer's share grows: its first slots of the shared receive queue. Growth
+     * and rings ask again ({@link Events#mayHoldMore}); staging blocks come from the allocator's pool
+     * while sends are in flight, at most {@code SO_SNDBUF}.
      */
-    static long registeredBytesAtStart(RdmaSocketChannelConfig config, RdmaDevice device) {
+    static long registeredBytesAtStart(RdmaSocketChannelConfig config) {
         return QueuePairResources.registeredBytes(Math.min(RdmaReceiver.INITIAL_SHARE, config.getReceiveSlots()),
-                config.getSlotSize(), ringSize(config, device), 0);
+                config.getSlotSize(), 0, 0);
     }
 
     /**
-     * Returns the ring a connection with {@code config} opens on {@code device}: none where a window
-     * would not confine the peer ({@link RingPolicy}).
+     * Returns the largest ring a connection with {@code config} opens on {@code device} when its peer
+     * asks: {@code SO_RCVBUF}, or none where a window would not confine the peer ({@link RingPolicy}).
      */
-    private static int ringSize(RdmaSocketChannelConfig config, RdmaDevice device) {
+    private static int maxRingSize(RdmaSocketChannelConfig config, RdmaDevice device) {
         return RingPolicy.opensRing(device) ? config.getReceiveBufferSize() : 0;
     }
 
@@ -226,40 +229,31 @@ final class RdmaConnection implements CompletionListener {
     }
 
     /**
-     * Returns the registered bytes this connection holds now: its ring, its share of the shared
-     * receive slots, and the staging blocks of its sends in flight.
+     * Returns the registered bytes this connection holds now: its ring if one is open, its share of
+     * the shared receive slots, and the staging blocks of its sends in flight.
      */
     long registeredBytes() {
         return admittedBytes() + (sender != null ? sender.stagingBytes() : 0);
     }
 
     /**
-     * Returns what the connection holds that its source address's cap counts: its ring and its share
-     * of the shared receive slots, not the staging blocks, which its sends hold only while in flight.
+     * Returns what the connection holds that its source address's cap counts: its ring if one is open
+     * and its share of the shared receive slots, not the staging blocks, which its sends hold only
+     * while in flight.
      */
     long admittedBytes() {
-        return resources.registeredBytes() + (receiver != null ? receiver.registeredBytes() : 0);
+        return receiver != null ? receiver.registeredBytes() : 0;
     }
 
     /**
      * Sends this side's {@code HELLO}: the connecting side's once established, the accepting side's
-     * when the connecting side's arrives. The ring, if this connection has one, is registered now, and
-     * its memory window is bound to this queue pair just before the {@code HELLO} that carries its key.
+     * when the connecting side's arrives. It grants the peer's first share of slots and offers rings
+     * of up to {@code SO_RCVBUF}, none of which is open yet.
      */
     void sendHello() throws IOException {
         receiver.reserveShare();
-        resources.openBuffers(ringSize);
-        RegisteredBuffer ring = resources.ring();
-        receiver.open(ring);
-        HelloMessage hello;
-        if (ring != null) {
-            resources.bindRing(sender.chain().stamp(sender.nextSequence()));
-            sender.postedOutsideChain();
-            hello = HelloMessage.of(receiver.owed().grantedSlots(), receiver.maxShare(), slotSize, ring.size(),
-                    ring.address(), resources.ringKey());
-        } else {
-            hello = HelloMessage.of(receiver.owed().grantedSlots(), receiver.maxShare(), slotSize, 0, 0, 0);
-        }
+        HelloMessage hello = HelloMessage.of(receiver.owed().grantedSlots(), receiver.maxShare(), slotSize,
+                receiver.maxRingSize());
         logger.debug("qp {}: posting this side's HELLO", qpNum);
         sender.sendHello(hello);
         // Our HELLO used one of the peer's slots: counted once the peer's HELLO says how many it gave.
@@ -420,8 +414,40 @@ final class RdmaConnection implements CompletionListener {
             sendOwedEndOfStream();
             return;
         }
-        if (isReady() && receiver.owed().creditMessageDue()) {
+        if (!isReady() || closed) {
+            return;
+        }
+        serveRings();
+        if (receiver.owed().creditMessageDue()) {
             sendControl(RdmaProtocol.TYPE_CREDIT);
+        }
+    }
+
+    /**
+     * Does the rings' work that waited: opens a ring the peer asked for and posts the {@code RING}
+     * owed ({@link RingOwner}), and the {@code RING_RELEASED} and {@code RING_REQUEST} this side owes
+     * as a writer, as far as slots allow (docs/protocol.md, "Rings").
+     */
+    private void serveRings() throws IOException {
+        rings.serve();
+        if (sender.ringMessagesOwed()) {
+            sender.sendOwedRingMessages();
+        }
+    }
+
+    /**
+     * Takes a {@code RING_REQUEST}, {@code RING} or {@code RING_RELEASED}; the credits its header
+     * returned are taken already.
+     */
+    private void onRingMessage(int type) throws IOException {
+        if (type == RdmaProtocol.TYPE_RING) {
+            // The ring the peer opened to this side, or closed: this side's writes go accordingly.
+            sender.onRing(receiver.ringMessage());
+            events.writeSpaceAvailable();
+        } else if (type == RdmaProtocol.TYPE_RING_REQUEST) {
+            rings.onRequest(receiver.ringGeneration());
+        } else {
+            rings.onReleased(receiver.ringGeneration());
         }
     }
 
@@ -558,6 +584,8 @@ final class RdmaConnection implements CompletionListener {
         }
         if (received == RdmaReceiver.RECEIVED_SEND) {
             events.inboundAvailable();
+        } else if (received == RdmaReceiver.RECEIVED_RING_MESSAGE) {
+            onRingMessage(header.type());
         }
         if (header.returnedSlots() > 0 || header.returnedRingBytes() > 0) {
             events.writeSpaceAvailable();
@@ -628,6 +656,9 @@ final class RdmaConnection implements CompletionListener {
             blockRetry.cancel(false);
             blockRetry = null;
         }
+        if (rings != null) {
+            rings.stop();
+        }
         try {
             resources.close();
         } finally {
@@ -642,15 +673,33 @@ final class RdmaConnection implements CompletionListener {
         }
     }
 
-    /** What the receiver reports outside a completion, turned into the channel's events. */
-    private final class ReceiverListener implements RdmaReceiver.Listener {
+    /**
+     * What the receiver and the ring owner report outside a completion, and ask, turned into the
+     * channel's events.
+     */
+    private final class PartsListener implements RdmaReceiver.Listener, RingOwner.Connection {
         @Override
         public void ringSpaceFreed() {
+            sendWhatIsDue();
+        }
+
+        @Override
+        public void ringClosedWhileIdle() {
+            sendWhatIsDue();
+        }
+
+        private void sendWhatIsDue() {
             try {
                 maybeSendCredit();
             } catch (IOException e) {
                 events.connectionFailed(e);
             }
+        }
+
+        @Override
+        public void ringGrowthDue() {
+            // Announced by serveRings() after this receive, as every other ring message.
+            rings.growthDue();
         }
 
         @Override

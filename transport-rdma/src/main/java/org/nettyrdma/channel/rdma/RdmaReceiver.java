@@ -22,7 +22,6 @@ import java.util.concurrent.RejectedExecutionException;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.internal.logging.InternalLogger;
@@ -30,18 +29,20 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CreditReturn;
 import org.nettyrdma.channel.rdma.internal.HelloMessage;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
+import org.nettyrdma.channel.rdma.internal.OfferedRing;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
-import org.nettyrdma.channel.rdma.internal.ReceiveRing;
 import org.nettyrdma.channel.rdma.internal.RegionByteBuf;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
+import org.nettyrdma.channel.rdma.internal.RingLifecycle;
+import org.nettyrdma.channel.rdma.internal.RingMessage;
 import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 import org.nettyrdma.channel.rdma.internal.SlotShare;
 
 /**
  * The receive side of one connection (docs/protocol.md): its share of the loop's shared receive
- * queue ({@link SlotShare}), the ring the peer writes into, the queue of received messages waiting
- * for the pipeline, and the credits this side owes the peer for slots reposted and ring space freed
- * ({@link CreditReturn}).
+ * queue ({@link SlotShare}), the rings it opens to the peer on request ({@link RingLifecycle}), the
+ * queue of received messages waiting for the pipeline, and the credits this side owes the peer for
+ * slots reposted and ring space freed ({@link CreditReturn}).
  *
  * <p>A message's header (the credits it returns) is taken when it arrives, its payload when the
  * pipeline reads, so a reader that stops reading stops the sender without stopping credits for its
@@ -76,11 +77,20 @@ final class RdmaReceiver {
     static final int RECEIVED_SEND = 2;
     /** {@link #onReceive} result: a {@code CREDIT}, nothing queued; its header in {@link #header()}. */
     static final int RECEIVED_CREDIT = 3;
+    /**
+     * {@link #onReceive} result: a {@code RING_REQUEST}, {@code RING} or {@code RING_RELEASED}, nothing
+     * queued; its header in {@link #header()}, its payload in {@link #ringMessage()} or
+     * {@link #ringGeneration()}.
+     */
+    static final int RECEIVED_RING_MESSAGE = 4;
 
     /** What the receiver tells its connection outside a completion. */
     interface Listener {
         /** Ring space came back on the loop: a {@code CREDIT} may be due. */
         void ringSpaceFreed();
+
+        /** The peer wrote the open ring through often enough for a larger one: close it to reopen larger. */
+        void ringGrowthDue();
 
         /** Posting receives failed: the connection is broken. */
         void receiveFailed(IOException cause);
@@ -104,19 +114,16 @@ final class RdmaReceiver {
     private final SlotShare share;
     /** Slots of the shared queue reserved for this connection's peer. */
     private int reserved;
-    /** The book of the ring; {@code null} for a connection without one. */
-    private final ReceiveRing ringBook;
+    /** The rings opened to the peer: which one takes its Writes, and which is credited. */
+    private final RingLifecycle rings;
     private final CreditReturn owed;
     private final MessageHeader header = new MessageHeader();
+    private final RingMessage ringMessage = new RingMessage();
+    /** The generation the last {@code RING_REQUEST} or {@code RING_RELEASED} named. */
+    private int ringGeneration;
     private final InboundQueue inbound = new InboundQueue();
     /** Ring data goes up where it landed, still writable by the peer (RdmaChannelOption.RECEIVE_IN_PLACE). */
     private final boolean inPlace;
-    /** The ring, registered when this side sends its {@code HELLO}; null before, and if it has none. */
-    private RegisteredBuffer ring;
-    /** The ring's memory as a buffer to copy from, when pieces are not handed up in place. */
-    private ByteBuf ringView;
-    /** Made with the ring: every buffer handed up over it gives its region back through it. */
-    private RegionByteBuf.Releaser regionReleaser;
     private HelloMessage peer;
     /** Slots of the peer's released to the shared queue, not posted yet, so not credited yet. */
     private int unpostedReturns;
@@ -126,10 +133,11 @@ final class RdmaReceiver {
 
     /**
      * Creates the receive side of a connection whose peer may hold up to {@code maxShare} slots of
-     * {@code srq}, {@link #INITIAL_SHARE} (or fewer, if that is the most) to begin with.
+     * {@code srq}, {@link #INITIAL_SHARE} (or fewer, if that is the most) to begin with, and get rings
+     * of up to {@code maxRingSize} bytes on request (0: none).
      */
     RdmaReceiver(Listener listener, EventLoop eventLoop, QueuePairResources resources, int maxShare,
-                 int ringSize, boolean inPlace, ConnectionCounters counters) {
+                 int maxRingSize, boolean inPlace, ConnectionCounters counters) {
         this.inPlace = inPlace;
         this.listener = listener;
         this.counters = counters;
@@ -139,8 +147,8 @@ final class RdmaReceiver {
         this.slotSize = srq.slotSize();
         int initial = Math.min(INITIAL_SHARE, maxShare);
         share = new SlotShare(initial, maxShare);
-        ringBook = ringSize > 0 ? new ReceiveRing(ringSize) : null;
-        owed = new CreditReturn(initial, ringBook);
+        rings = new RingLifecycle(maxRingSize);
+        owed = new CreditReturn(initial, null);
     }
 
     /**
@@ -171,9 +179,13 @@ final class RdmaReceiver {
         return share.maximum();
     }
 
-    /** Returns the registered bytes of the shared queue reserved for this connection. */
+    /** Returns the registered bytes of the shared queue reserved for this connection, and of its rings. */
     long registeredBytes() {
-        return (long) reserved * slotSize;
+        return (long) reserved * slotSize + ringBytes(rings.open()) + ringBytes(rings.closing());
+    }
+
+    private static long ringBytes(OfferedRing ring) {
+        return ring != null ? ring.size() : 0;
     }
 
     /** Returns the credits this side owes the peer, which the sender's headers carry. */
@@ -186,11 +198,55 @@ final class RdmaReceiver {
         return (wrId & SharedReceiveQueue.RECEIVE_TAG) != 0;
     }
 
-    /** Takes the registered ring into use, as this side's {@code HELLO} announces it; {@code null} for none. */
-    void open(RegisteredBuffer ringMemory) {
-        ring = ringMemory;
-        ringView = ringMemory != null ? Unpooled.wrappedBuffer(ringMemory.buffer()) : null;
-        regionReleaser = token -> releaseRegion(ringMemory, token);
+    /** Returns the largest ring this side opens to the peer, which its {@code HELLO} announces; 0 for none. */
+    int maxRingSize() {
+        return rings.maxSize();
+    }
+
+    /** Returns the rings opened to the peer, for the connection's decisions about them. */
+    RingLifecycle rings() {
+        return rings;
+    }
+
+    /**
+     * Takes {@code memory}, registered for a ring, into use as the next ring: open to the peer from
+     * now on, its freed bytes owed to the peer.
+     */
+    OfferedRing openRing(RegisteredBuffer memory) {
+        OfferedRing ring = new OfferedRing(rings.nextGeneration(), memory.size(), memory, this::regionReleased);
+        rings.opened(ring);
+        owed.ringOpened(ring.size());
+        counters.ringsOpened++;
+        return ring;
+    }
+
+    /**
+     * Closes the open ring to the peer: its freed bytes are owed no more, and it takes only the Writes
+     * the peer posted before it learns of the close.
+     */
+    OfferedRing closeRing() {
+        OfferedRing ring = rings.close();
+        owed.ringClosed();
+        return ring;
+    }
+
+    /**
+     * Takes the peer's {@code RING_RELEASED}: no Write into that ring follows.
+     *
+     * @return the ring, whose window the caller revokes before it deregisters its memory
+     *         ({@link #freeRing})
+     */
+    OfferedRing ringReleased(int generation) throws RdmaProtocolException {
+        return rings.onReleased(generation);
+    }
+
+    /**
+     * Deregisters a ring the peer can no longer write: its memory stays as long as regions of it wait
+     * in the inbound queue or are held by the pipeline.
+     */
+    void freeRing(OfferedRing ring) {
+        ring.memory().close();
+        counters.ringsClosed++;
     }
 
     /** Returns the peer's {@code HELLO}, once {@link #onReceive} returned {@link #RECEIVED_HELLO}. */
@@ -201,6 +257,16 @@ final class RdmaReceiver {
     /** Returns the header of the last Send received. */
     MessageHeader header() {
         return header;
+    }
+
+    /** Returns the last {@code RING} received. */
+    RingMessage ringMessage() {
+        return ringMessage;
+    }
+
+    /** Returns the generation the last {@code RING_REQUEST} or {@code RING_RELEASED} named. */
+    int ringGeneration() {
+        return ringGeneration;
     }
 
     /**
@@ -240,10 +306,12 @@ final class RdmaReceiver {
             if (peer == null) {
                 throw new RdmaProtocolException("RDMA Write before HELLO");
             }
-            if (ringBook == null) {
-                // Only a Write of 0 bytes, which needs no key, can get here: every key of this side refuses Writes.
+            OfferedRing ring = rings.writable();
+            if (ring == null) {
+                // Only a Write of 0 bytes, which needs no key, can get here: no window of this side is bound.
+                discard(wrId);
                 throw new RdmaProtocolException("RDMA Write with immediate of " + byteLength
-                        + " bytes, but this side granted no ring");
+                        + " bytes, but this side has no ring open to the peer");
             }
             if (byteLength < RdmaProtocol.minWriteLength(slotSize)) {
                 discard(wrId);
@@ -252,16 +320,22 @@ final class RdmaReceiver {
             }
             long token;
             try {
-                token = ringBook.accept(immediate, byteLength);
+                token = ring.book().accept(immediate, byteLength);
             } catch (RdmaProtocolException e) {
                 discard(wrId);
                 throw e;
+            }
+            if (rings.wrote(byteLength) == RingLifecycle.GROW) {
+                // Closed now, a larger one opens when the peer released it; this Write is in it all the same.
+                listener.ringGrowthDue();
             }
             counters.receivedWrite(byteLength);
             // The Write consumed a receive but left its slot untouched: post it again at once.
             returnSlot(slot);
             postReceives();
-            inbound.addRegion(immediate, byteLength, token);
+            // The queue holds the region's memory until it was read: the ring may be released meanwhile.
+            ring.memory().retainMemory();
+            inbound.addRegion(ring, immediate, byteLength, token);
             return RECEIVED_WRITE;
         }
         if (opcode != WC_RECV) {
@@ -290,11 +364,31 @@ final class RdmaReceiver {
             postReceives();
             return RECEIVED_CREDIT;
         }
+        if (isRingMessage(header.type())) {
+            try {
+                if (header.type() == RdmaProtocol.TYPE_RING) {
+                    ringMessage.decodeRing(view, base + HEADER_SIZE);
+                } else {
+                    ringGeneration = RingMessage.decodeGeneration(view, base + HEADER_SIZE);
+                }
+            } catch (RdmaProtocolException e) {
+                discard(wrId);
+                throw e;
+            }
+            returnSlot(slot);
+            postReceives();
+            return RECEIVED_RING_MESSAGE;
+        }
         if (header.type() == RdmaProtocol.TYPE_DATA) {
             counters.receivedSend(header.payloadLength());
         }
         inbound.addSlot(header.type(), slot, base + HEADER_SIZE, header.payloadLength());
         return RECEIVED_SEND;
+    }
+
+    private static boolean isRingMessage(int type) {
+        return type == RdmaProtocol.TYPE_RING_REQUEST || type == RdmaProtocol.TYPE_RING
+                || type == RdmaProtocol.TYPE_RING_RELEASED;
     }
 
     /** Returns {@code true} if messages wait to be read. */
@@ -330,12 +424,13 @@ final class RdmaReceiver {
         int offset = message.readOffset();
         ByteBuf piece;
         int length;
-        if (message.token() >= 0 && inPlace) {
+        OfferedRing ring = message.ring();
+        if (ring != null && inPlace) {
             length = Math.min(remaining, Math.max(1, handle.guess()));
-            ringBook.retain(message.token());
-            ring.retainMemory();
-            piece = RdmaByteBufAllocator.trackLeaks(RegionByteBuf.ofRegion(alloc, ring.buffer(), offset, length,
-                    regionReleaser, message.token()));
+            ring.book().retain(message.token());
+            ring.memory().retainMemory();
+            piece = RdmaByteBufAllocator.trackLeaks(RegionByteBuf.ofRegion(alloc, ring.memory().buffer(), offset,
+                    length, ring, message.token()));
             handle.attemptedBytesRead(length);
         } else {
             piece = handle.allocate(alloc);
@@ -344,15 +439,16 @@ final class RdmaReceiver {
             // Copied out of the slot or the ring, which the peer may write again: the pipeline holds bytes
             // that never change. With memory addresses on both sides that is one memory copy and no
             // garbage, where piece.writeBytes(view, ...) may make ByteBuffer views.
-            ByteBuf source = message.token() >= 0 ? ringView : srq.viewOf(message.slot());
+            ByteBuf source = ring != null ? ring.view() : srq.viewOf(message.slot());
             source.getBytes(offset, piece, piece.writerIndex(), length);
             piece.writerIndex(piece.writerIndex() + length);
         }
         if (inbound.consume(message, length)) {
-            if (message.token() >= 0) {
+            if (ring != null) {
                 // The queue's own hold: the region returns once the pieces handed up are released too.
                 // Credits go out in readComplete, after this read.
-                owed.ringFreed(ringBook.release(message.token()));
+                regionRead(ring, message.token());
+                ring.memory().releaseMemory();
             } else {
                 returnSlot(message.slot());
             }
@@ -365,25 +461,36 @@ final class RdmaReceiver {
      * Gives a ring region back, from any thread (the pipeline may release on another one): its memory
      * at once, its space to the peer on the loop.
      */
-    private void releaseRegion(RegisteredBuffer ringMemory, long token) {
-        ringMemory.releaseMemory();
+    private void regionReleased(OfferedRing ring, long token) {
+        ring.memory().releaseMemory();
         if (eventLoop.inEventLoop()) {
-            releaseRegion0(token);
+            regionReleasedOnLoop(ring, token);
         } else {
             try {
-                eventLoop.execute(() -> releaseRegion0(token));
+                eventLoop.execute(() -> regionReleasedOnLoop(ring, token));
             } catch (RejectedExecutionException e) {
                 // The loop is gone, and the connection with it: no peer is owed the space any more.
             }
         }
     }
 
-    private void releaseRegion0(long token) {
+    private void regionReleasedOnLoop(OfferedRing ring, long token) {
         if (closed) {
             return;
         }
-        owed.ringFreed(ringBook.release(token));
+        regionRead(ring, token);
         listener.ringSpaceFreed();
+    }
+
+    /**
+     * Releases one hold on a region of {@code ring}; the space it frees is owed to the peer if the
+     * ring is still open to it. The space of a closed ring is not: the peer forgot it.
+     */
+    private void regionRead(OfferedRing ring, long token) {
+        int freed = ring.book().release(token);
+        if (ring == rings.open()) {
+            owed.ringFreed(freed);
+        }
     }
 
     /**
@@ -453,9 +560,12 @@ final class RdmaReceiver {
         }
         closed = true;
         flushing = true;
-        // Ring regions need no release: the book is gone, and pieces handed up hold the memory. The
-        // slots messages wait in go back to the shared queue, and so does the share.
+        // The slots messages wait in go back to the shared queue, and so does the share; the regions
+        // let go of their rings' memory, which pieces handed up still hold.
         inbound.clear(srq::release);
+        // The queue pair is gone: the rings' registrations go, their memory with the last piece.
+        freeIfOpen(rings.open());
+        freeIfOpen(rings.closing());
         try {
             srq.post();
         } catch (IOException e) {
@@ -463,5 +573,11 @@ final class RdmaReceiver {
         }
         srq.unreserve(reserved);
         reserved = 0;
+    }
+
+    private void freeIfOpen(OfferedRing ring) {
+        if (ring != null) {
+            ring.memory().close();
+        }
     }
 }

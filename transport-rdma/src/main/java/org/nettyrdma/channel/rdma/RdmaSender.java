@@ -19,6 +19,7 @@ import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.HEADER_SIZE;
 import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.HELLO_SIZE;
 
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -29,6 +30,7 @@ import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.internal.RingMessage;
 import org.nettyrdma.channel.rdma.internal.SendBlocks;
 import org.nettyrdma.channel.rdma.internal.SendCredits;
 import org.nettyrdma.channel.rdma.internal.StagingBlock;
@@ -44,9 +46,11 @@ import org.nettyrdma.channel.rdma.internal.WorkRequests;
  * where the queue pair allows, encoded in a small unregistered buffer that the device copies from
  * when the request is posted, else copied into registered staging blocks ({@link SendBlocks}) that
  * the connection holds only while sends are in flight. Larger ones travel as RDMA Writes with
- * immediate into the peer's ring: read where they are if they lie in registered memory
- * ({@link RdmaByteBufAllocator}), copied into staging blocks otherwise
- * (docs/decisions.md#send-or-write, docs/decisions.md#send-staging-blocks). One flush is one post of
+ * immediate into the ring the peer opened to this side: read where they are if they lie in
+ * registered memory ({@link RdmaByteBufAllocator}), copied into staging blocks otherwise
+ * (docs/decisions.md#send-or-write, docs/decisions.md#send-staging-blocks). The peer opens a ring
+ * when asked ({@code RING_REQUEST}), which a write too large for a slot does, and closes it when the
+ * Writes stop; until one is open, or while it is full, those go as Sends too. One flush is one post of
  * a chain; which requests of it are signaled is {@link SendSignals}' choice, and the {@link SendLedger} keeps what each
  * completion frees. Headers carry the credits this side owes the peer ({@link CreditReturn}).
  *
@@ -56,6 +60,15 @@ final class RdmaSender {
 
     /** Requests of one chain, posted with one call. */
     private static final int CHAIN = 32;
+    /** How long a peer that declined a ring is not asked again. */
+    private static final long REQUEST_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** No {@code RING_REQUEST} outstanding. */
+    private static final int REQUEST_NONE = 0;
+    /** A {@code RING_REQUEST} is to be posted. */
+    private static final int REQUEST_DUE = 1;
+    /** A {@code RING_REQUEST} was posted; the peer's next {@code RING} answers it. */
+    private static final int REQUEST_POSTED = 2;
 
     private final RdmaDevice device;
     private final long qp;
@@ -90,8 +103,17 @@ final class RdmaSender {
     private boolean stalledOnCredit;
     /** The largest Send payload to the peer: its slot, as far as this side's staging can take it. */
     private int maxSendPayload;
-    /** The largest Write copied into staging: a quarter of the peer's ring, or what a staging region takes. */
-    private int maxCopiedWrite;
+    /** The generation of the ring the peer has open to this side; 0 while none is. */
+    private int ringGeneration;
+    private long ringAddress;
+    private int ringKey;
+    /** The newest ring generation the peer named in a {@code RING}. */
+    private int newestGeneration;
+    private int requestState = REQUEST_NONE;
+    /** After the peer declined a ring, no request before this {@link System#nanoTime()}. */
+    private long requestNotBefore;
+    /** The generation of a ring the peer closed whose {@code RING_RELEASED} is still to be posted; 0 for none. */
+    private int releaseOwed;
     /**
      * The smallest Write with immediate: one byte more than a Send into the peer's slot carries. The
      * peer refuses smaller ones (docs/protocol.md), which would cost it a ring region for a few bytes.
@@ -129,6 +151,14 @@ final class RdmaSender {
     /** Returns the sequence number, the {@code wr_id}, that the next send request gets. */
     long nextSequence() {
         return ledger.next();
+    }
+
+    /**
+     * Returns {@code true} if a request may be posted outside the chain now: the send queue has room
+     * and no chain is being built.
+     */
+    boolean hasRoomOutsideChain() {
+        return !closed && !ledger.isFull() && chain.count() == 0;
     }
 
     /** Accounts for a request posted with {@link #nextSequence()} outside the chain (the window's bind). */
@@ -171,19 +201,157 @@ final class RdmaSender {
     /** Takes the peer's {@code HELLO}: the credits it grants, and the sizes they allow. */
     void peerHello(HelloMessage hello) {
         peer = hello;
-        credits = new SendCredits(hello.slots(), hello.maxSlots(), hello.ringSize());
+        credits = new SendCredits(hello.slots(), hello.maxSlots());
         credits.consumeSlot(); // this side's own HELLO
         // A Send or a copied Write must fit the staging limit with room for others in flight, whatever
         // slot or ring the peer announces.
         maxSendPayload = Math.min(hello.slotSize(), blocks.largestRegion()) - HEADER_SIZE;
-        // Room for a header in front, in case a file region copies too few bytes for a Write.
-        maxCopiedWrite = Math.min(maxWrite(), blocks.largestRegion() - HEADER_SIZE);
         minWrite = RdmaProtocol.minWriteLength(hello.slotSize());
     }
 
     /** The largest payload of one Write: a quarter of the peer's ring, so returns always unblock it. */
     private int maxWrite() {
-        return peer.ringSize() / 4;
+        return credits.ringSize() / 4;
+    }
+
+    /**
+     * The largest Write copied into staging: a quarter of the peer's ring, or what a staging region
+     * takes with room for a header in front, in case a file region copies too few bytes for a Write.
+     */
+    private int maxCopiedWrite() {
+        return Math.min(maxWrite(), blocks.largestRegion() - HEADER_SIZE);
+    }
+
+    /**
+     * Takes the peer's {@code RING}: a ring it opens to this side, which this side then writes into, or
+     * the close of the one it had opened, which this side answers with {@code RING_RELEASED} once
+     * posted (every Write into it comes before), or the decline of a request.
+     *
+     * @throws RdmaProtocolException if the peer opens a ring it never offered, a second one, or one of
+     *         an old generation
+     */
+    void onRing(RingMessage ring) throws RdmaProtocolException {
+        int generation = ring.generation();
+        if (ring.size() == 0) {
+            if (generation == ringGeneration && ringGeneration != 0) {
+                credits.closeRing();
+                counters.peerRingSize = 0;
+                ringGeneration = 0;
+                releaseOwed = generation;
+                // A request posted before the close is answered by the peer's next ring, if any.
+            } else if (generation > newestGeneration) {
+                throw new RdmaProtocolException("RING closing ring " + generation + ", which was never opened (newest: "
+                        + newestGeneration + ')');
+            } else if (requestState == REQUEST_POSTED) {
+                // Declined: the peer has no room for a ring now; ask again later.
+                requestState = REQUEST_NONE;
+                requestNotBefore = System.nanoTime() + REQUEST_RETRY_NANOS;
+            }
+            return;
+        }
+        if (ring.size() > peer.maxRingSize() || ring.size() < 4 * minWrite) {
+            throw new RdmaProtocolException("RING of " + ring.size() + " bytes (expected: " + 4 * minWrite + ".."
+                    + peer.maxRingSize() + ", as the peer's HELLO and slot size allow)");
+        }
+        if (ringGeneration != 0 || generation <= newestGeneration) {
+            throw new RdmaProtocolException("RING opening ring " + generation + (ringGeneration != 0
+                    ? " while ring " + ringGeneration + " is open" : " after ring " + newestGeneration));
+        }
+        newestGeneration = generation;
+        ringGeneration = generation;
+        ringAddress = ring.address();
+        ringKey = ring.key();
+        credits.openRing(ring.size());
+        counters.peerRingSize = ring.size();
+        if (requestState == REQUEST_POSTED) {
+            requestState = REQUEST_NONE;
+        }
+    }
+
+    /**
+     * Asks the peer for a ring, or for a larger one than the open ring, unless this side asked
+     * already, the peer offers nothing larger, or it declined a moment ago.
+     */
+    private void wantRing() {
+        if (requestState != REQUEST_NONE || peer.maxRingSize() <= credits.ringSize()
+                || System.nanoTime() - requestNotBefore < 0) {
+            return;
+        }
+        requestState = REQUEST_DUE;
+    }
+
+    /** Returns {@code true} while a {@code RING_RELEASED} or {@code RING_REQUEST} waits to be posted. */
+    boolean ringMessagesOwed() {
+        return releaseOwed != 0 || requestState == REQUEST_DUE;
+    }
+
+    /** Adds the {@code RING_RELEASED} and {@code RING_REQUEST} owed to the chain, as far as slots allow. */
+    private void addOwedRingMessages() throws IOException {
+        if (releaseOwed != 0 && addRingMessage(RdmaProtocol.TYPE_RING_RELEASED, releaseOwed, 0, 0, 0)) {
+            releaseOwed = 0;
+        }
+        if (requestState == REQUEST_DUE
+                && addRingMessage(RdmaProtocol.TYPE_RING_REQUEST, newestGeneration, 0, 0, 0)) {
+            requestState = REQUEST_POSTED;
+        }
+    }
+
+    /**
+     * Posts the {@code RING_RELEASED} and {@code RING_REQUEST} owed, as far as slots allow.
+     *
+     * @return {@code false} if one is still owed
+     */
+    boolean sendOwedRingMessages() throws IOException {
+        if (closed || credits == null) {
+            return true;
+        }
+        addOwedRingMessages();
+        post();
+        return !ringMessagesOwed();
+    }
+
+    /**
+     * Posts a {@code RING} that opens ring {@code generation} of {@code size} bytes at {@code address}
+     * with window key {@code key}, or closes it if {@code size} is 0, if a slot allows.
+     *
+     * @return {@code true} if it was posted
+     */
+    boolean sendRing(int generation, int size, long address, int key) throws IOException {
+        if (closed || !addRingMessage(RdmaProtocol.TYPE_RING, generation, size, address, key)) {
+            return false;
+        }
+        post();
+        return true;
+    }
+
+    /**
+     * Adds a ring message to the chain if a slot, send space and a send queue entry are free; the last
+     * slot only if the message returns slots ({@link SendCredits#canSendControl(boolean)}).
+     */
+    private boolean addRingMessage(int type, int generation, int size, long address, int key) throws IOException {
+        int payload = type == RdmaProtocol.TYPE_RING ? RingMessage.RING_SIZE : RingMessage.GENERATION_SIZE;
+        if (!credits.canSendControl(owed.owedSlots() > 0) || ledger.isFull()) {
+            return false;
+        }
+        if (chain.isFull()) {
+            post();
+        }
+        if (!place(HEADER_SIZE + payload, true)) {
+            return false;
+        }
+        placed.writerIndex(placedOffset);
+        MessageHeader.encode(placed, type, owed.takeSlots(), owed.takeRingBytes(), payload);
+        if (type == RdmaProtocol.TYPE_RING) {
+            RingMessage.encodeRing(placed, generation, size, address, key);
+        } else {
+            RingMessage.encodeGeneration(placed, generation);
+        }
+        credits.consumeSlot();
+        chain.addSend(ledger.next(), WorkRequests.OPCODE_SEND, inlineFlag(HEADER_SIZE + payload), placedAddress,
+                HEADER_SIZE + payload, placedLkey, 0, 0, 0);
+        mark();
+        counters.controlMessages++;
+        return true;
     }
 
     /** Accounts for the slots and ring bytes the peer returned in a header. */
@@ -214,6 +382,10 @@ final class RdmaSender {
         flushed.load(in);
         try {
             while (flushed.hasRemaining()) {
+                if (ringMessagesOwed()) {
+                    // A request the last Write wished for goes out ahead of the Sends that carry it meanwhile.
+                    addOwedRingMessages();
+                }
                 if (ledger.isFull()) {
                     break;
                 }
@@ -241,6 +413,9 @@ final class RdmaSender {
         } finally {
             flushed.clear();
         }
+        if (ringMessagesOwed()) {
+            addOwedRingMessages();
+        }
         post();
         return true;
     }
@@ -257,7 +432,12 @@ final class RdmaSender {
 
     private boolean stageWrite() throws IOException {
         int readable = flushed.currentLength();
-        if (peer.ringSize() == 0 || readable <= maxSendPayload || readable < minWrite) {
+        if (readable <= maxSendPayload || readable < minWrite) {
+            return false;
+        }
+        if (credits.ringSize() == 0) {
+            // Sends carry it while the peer opens a ring, if it offers one.
+            wantRing();
             return false;
         }
         int length = Math.min(readable, maxWrite());
@@ -274,8 +454,16 @@ final class RdmaSender {
             addWrite(address, length, (int) lkey, false);
             return true;
         }
-        length = Math.min(length, maxCopiedWrite);
-        if (length < minWrite || !credits.canReserveRing(length) || !place(HEADER_SIZE + length, false)) {
+        length = Math.min(length, maxCopiedWrite());
+        if (length < minWrite) {
+            return false;
+        }
+        if (!credits.canReserveRing(length)) {
+            // Full: the pipeline holds much of it, or it is too small for the stream. Sends carry this.
+            wantRing();
+            return false;
+        }
+        if (!place(HEADER_SIZE + length, false)) {
             return false;
         }
         // A file region may deliver fewer bytes than its units; the Write carries what was copied,
@@ -300,7 +488,7 @@ final class RdmaSender {
         flushed.posted();
         credits.consumeSlot();
         chain.addSend(ledger.next(), WorkRequests.OPCODE_RDMA_WRITE_WITH_IMM, 0, address, length, lkey,
-                peer.ringAddress() + ringOffset, peer.ringKey(), (int) ringOffset);
+                ringAddress + ringOffset, ringKey, (int) ringOffset);
         signalIfDue(length);
         mark();
     }
@@ -322,7 +510,7 @@ final class RdmaSender {
         while (flushed.hasRemaining() && payload < room) {
             int readable = flushed.currentLength();
             // A large buffer goes by Write when the ring has room; stop coalescing in front of it.
-            if (payload > 0 && readable > room && peer.ringSize() > 0) {
+            if (payload > 0 && readable > room && credits.ringSize() > 0) {
                 break;
             }
             int length = Math.min(readable, room - payload);
@@ -381,18 +569,18 @@ final class RdmaSender {
     /**
      * Probes the peer: an RDMA Write of no bytes, which the peer's device acknowledges without a
      * completion or a receive there. A peer that is gone never acknowledges it, and the queue pair's
-     * retries end in a failed completion. A peer without a ring (allowed by the protocol) gets a
+     * retries end in a failed completion. A peer without a ring open to this side gets a
      * {@code CREDIT} message instead. The Write is posted inline: with no bytes to read, it needs
      * no staging and no key.
      *
      * @return {@code true} if a probe was posted
      */
     boolean probe() throws IOException {
-        if (peer.ringSize() == 0) {
+        if (credits.ringSize() == 0) {
             return sendControl(RdmaProtocol.TYPE_CREDIT);
         }
         chain.addSend(ledger.next(), WorkRequests.OPCODE_RDMA_WRITE, WorkRequests.FLAG_INLINE, inlineAddress, 0, 0,
-                peer.ringAddress(), peer.ringKey(), 0);
+                ringAddress, ringKey, 0);
         mark();
         post();
         return true;

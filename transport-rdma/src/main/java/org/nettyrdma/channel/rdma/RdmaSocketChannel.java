@@ -441,7 +441,7 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 throw new IOException("the rdma_cm_id has no destination address");
             }
             long cap = addressCap();
-            long atMost = RdmaConnection.registeredBytesAtStart(config, device);
+            long atMost = RdmaConnection.registeredBytesAtStart(config);
             if (!admission.admit(peer.getAddress(), atMost, cap)) {
                 throw new AddressLimitException("the connections from " + peer.getAddress().getHostAddress()
                         + " would hold more than " + cap + " bytes of registered memory with this one ("

@@ -40,8 +40,11 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 /**
  * The configuration of an {@link RdmaSocketChannel}. What the standard socket options mean here:
  * <ul>
- *   <li>{@code SO_RCVBUF}: the ring the peer RDMA-Writes large messages into (default 1 MiB, at least
- *       64 KiB: smaller values are raised, as a kernel raises a socket's);</li>
+ *   <li>{@code SO_RCVBUF}: the largest ring the peer RDMA-Writes large messages into (default 1 MiB, at
+ *       least 64 KiB: smaller values are raised, as a kernel raises a socket's). A ring opens only
+ *       when the peer has writes larger than a receive slot, at 256 KiB (or this, if smaller), grows
+ *       up to it, and goes after {@link RdmaChannelOption#RING_IDLE_MILLIS} without a Write; on a
+ *       device whose windows do not confine a peer (rxe) none opens;</li>
  *   <li>{@code SO_SNDBUF}: the most registered memory outgoing bytes are copied into until the device
  *       has sent them (default 1 MiB, at least 64 KiB): blocks of the shared pool, held only while
  *       sends are in flight, so an idle connection holds none; a write's promise completes when the
@@ -81,6 +84,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     private volatile int keepAliveIdleMillis = 60_000;
     private volatile int helloTimeoutMillis = 10_000;
     private volatile int creditTimeoutMillis = 60_000;
+    private volatile int ringIdleMillis = 2_000;
     private volatile boolean receiveInPlace;
     private volatile boolean allowHalfClosure;
     private volatile boolean keepAlive;
@@ -103,7 +107,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
                 SO_LINGER, IP_TOS, ALLOW_HALF_CLOSURE, RdmaChannelOption.RECEIVE_SLOTS,
                 RdmaChannelOption.SLOT_SIZE, RdmaChannelOption.SEND_QUEUE_DEPTH, RdmaChannelOption.MAX_INLINE_DATA,
                 RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, RdmaChannelOption.HELLO_TIMEOUT_MILLIS,
-                RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, RdmaChannelOption.RECEIVE_IN_PLACE);
+                RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, RdmaChannelOption.RING_IDLE_MILLIS,
+                RdmaChannelOption.RECEIVE_IN_PLACE);
     }
 
     @SuppressWarnings("unchecked")
@@ -154,6 +159,9 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         if (option == RdmaChannelOption.CREDIT_TIMEOUT_MILLIS) {
             return (T) Integer.valueOf(getCreditTimeoutMillis());
         }
+        if (option == RdmaChannelOption.RING_IDLE_MILLIS) {
+            return (T) Integer.valueOf(getRingIdleMillis());
+        }
         if (option == RdmaChannelOption.RECEIVE_IN_PLACE) {
             return (T) Boolean.valueOf(isReceiveInPlace());
         }
@@ -193,6 +201,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
             setHelloTimeoutMillis((Integer) value);
         } else if (option == RdmaChannelOption.CREDIT_TIMEOUT_MILLIS) {
             setCreditTimeoutMillis((Integer) value);
+        } else if (option == RdmaChannelOption.RING_IDLE_MILLIS) {
+            setRingIdleMillis((Integer) value);
         } else if (option == RdmaChannelOption.RECEIVE_IN_PLACE) {
             setReceiveInPlace((Boolean) value);
         } else {
@@ -288,6 +298,21 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      */
     public RdmaSocketChannelConfig setCreditTimeoutMillis(int creditTimeoutMillis) {
         this.creditTimeoutMillis = checkPositiveOrZero(creditTimeoutMillis, "creditTimeoutMillis");
+        return this;
+    }
+
+    /** Returns how long a ring opened to the peer stays open without a Write; 0 for as long as the connection. */
+    public int getRingIdleMillis() {
+        return ringIdleMillis;
+    }
+
+    /**
+     * Sets how long a ring opened to the peer stays open without a Write into it
+     * ({@link RdmaChannelOption#RING_IDLE_MILLIS}); 0 keeps it until the connection closes. Read when a
+     * ring opens.
+     */
+    public RdmaSocketChannelConfig setRingIdleMillis(int ringIdleMillis) {
+        this.ringIdleMillis = checkPositiveOrZero(ringIdleMillis, "ringIdleMillis");
         return this;
     }
 

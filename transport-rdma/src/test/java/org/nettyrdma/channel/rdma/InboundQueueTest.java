@@ -26,10 +26,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.nettyrdma.channel.rdma.internal.OfferedRing;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 
 /** The queue of received messages: order, pieces, reuse and the end of input, without a device. */
 class InboundQueueTest {
+
+    /** A ring with no memory: the queue only carries it with its regions. */
+    private static final OfferedRing RING = new OfferedRing(1, 4096, null, (ring, token) -> { });
 
     @Test
     void messagesAreReadInOrderAndInPieces() {
@@ -37,7 +41,7 @@ class InboundQueueTest {
         assertTrue(queue.isEmpty());
         assertNull(queue.peek());
         queue.addSlot(RdmaProtocol.TYPE_DATA, 3, 1000, 10);
-        queue.addRegion(64, 100, 7);
+        queue.addRegion(RING, 64, 100, 7);
         InboundQueue.Message send = queue.peek();
         assertEquals(3, send.slot());
         assertEquals(-1, send.token());
@@ -49,6 +53,7 @@ class InboundQueueTest {
         InboundQueue.Message write = queue.peek();
         assertEquals(-1, write.slot());
         assertEquals(7, write.token());
+        assertSame(RING, write.ring());
         assertEquals(64, write.readOffset());
         assertTrue(queue.consume(write, 100));
         queue.recycle();
@@ -58,7 +63,7 @@ class InboundQueueTest {
     @Test
     void recordsAreReusedAndStartClean() {
         InboundQueue queue = new InboundQueue();
-        queue.addRegion(0, 50, 1);
+        queue.addRegion(RING, 0, 50, 1);
         InboundQueue.Message first = queue.peek();
         queue.consume(first, 50);
         queue.recycle();
@@ -68,6 +73,7 @@ class InboundQueueTest {
         assertEquals(20, again.remaining());
         assertEquals(200, again.readOffset());
         assertEquals(-1, again.token());
+        assertNull(again.ring(), "a recycled record keeps no ring");
         assertEquals(2, again.slot());
     }
 
@@ -97,7 +103,7 @@ class InboundQueueTest {
     @Test
     void clearDropsEverything() {
         InboundQueue queue = new InboundQueue();
-        queue.addRegion(0, 1, 0);
+        queue.addRegion(RING, 0, 1, 0);
         queue.addSlot(RdmaProtocol.TYPE_CLOSE, 5, 0, 0);
         List<Integer> released = new ArrayList<>();
         queue.clear(released::add);

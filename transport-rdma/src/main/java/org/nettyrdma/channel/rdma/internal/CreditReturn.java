@@ -35,7 +35,8 @@ public final class CreditReturn {
 
     /** The peer's share of receive slots: what it was granted, grown since. */
     private int grantedSlots;
-    private final ReceiveRing ring;
+    /** The size of the ring open to the peer, whose freed bytes are owed to it; 0 if none is. */
+    private int ringSize;
     private int owedSlots;
     private int owedRingBytes;
     /** The peer's slots as the peer sees them: granted, minus used, plus returned. */
@@ -47,8 +48,23 @@ public final class CreditReturn {
      */
     public CreditReturn(int grantedSlots, ReceiveRing ring) {
         this.grantedSlots = grantedSlots;
-        this.ring = ring;
+        this.ringSize = ring != null ? ring.size() : 0;
         this.peerSlots = grantedSlots;
+    }
+
+    /** Accounts for a ring of {@code size} bytes opened to the peer: its freed bytes are owed from now on. */
+    public void ringOpened(int size) {
+        ringSize = size;
+        owedRingBytes = 0;
+    }
+
+    /**
+     * Accounts for the ring closed to the peer: what it freed and was not returned yet is owed no more,
+     * since the peer forgets the ring's credits with it.
+     */
+    public void ringClosed() {
+        ringSize = 0;
+        owedRingBytes = 0;
     }
 
     /** Returns the receive slots granted to the peer: in this side's {@code HELLO}, grown since. */
@@ -134,6 +150,6 @@ public final class CreditReturn {
         // of it, and with less than a quarter unreturned one fits after the peer's position or at
         // offset 0 (RingCreditTest); more unreturned means the pipeline holds it, and the peer goes on
         // in Sends (docs/decisions.md#ring-credit).
-        return owedRingBytes >= ring.size() / 4;
+        return owedRingBytes >= ringSize / 4;
     }
 }

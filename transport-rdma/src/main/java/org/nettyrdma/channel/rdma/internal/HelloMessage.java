@@ -29,46 +29,44 @@ import io.netty.buffer.ByteBuf;
 import org.nettyrdma.channel.rdma.RdmaProtocolException;
 
 /**
- * The {@code HELLO} message (docs/protocol.md): the receive slots and the ring one side grants the
- * other. Immutable; made once per connection and direction.
+ * The {@code HELLO} message (docs/protocol.md): the receive slots one side grants the other, and the
+ * largest ring it would open to the other on request ({@code RING_REQUEST}); no ring is open yet.
+ * Immutable; made once per connection and direction.
  */
 public final class HelloMessage {
 
     private final int slots;
     private final int maxSlots;
     private final int slotSize;
-    private final int ringSize;
-    private final long ringAddress;
-    private final int ringKey;
+    private final int maxRingSize;
 
-    private HelloMessage(int slots, int maxSlots, int slotSize, int ringSize, long ringAddress, int ringKey) {
+    private HelloMessage(int slots, int maxSlots, int slotSize, int maxRingSize) {
         this.slots = slots;
         this.maxSlots = maxSlots;
         this.slotSize = slotSize;
-        this.ringSize = ringSize;
-        this.ringAddress = ringAddress;
-        this.ringKey = ringKey;
+        this.maxRingSize = maxRingSize;
     }
 
     /**
-     * Returns a {@code HELLO} to send; the values are checked exactly as the peer will check them, so
-     * this side never sends what it would itself refuse.
+     * Returns a {@code HELLO} to send that grants {@code slots} receive slots, never more; the values
+     * are checked exactly as the peer will check them, so this side never sends what it would itself
+     * refuse.
      *
      * @throws IllegalArgumentException naming the first value a peer would refuse
      */
-    public static HelloMessage of(int slots, int slotSize, int ringSize, long ringAddress, int ringKey) {
-        return of(slots, slots, slotSize, ringSize, ringAddress, ringKey);
+    public static HelloMessage of(int slots, int slotSize, int maxRingSize) {
+        return of(slots, slots, slotSize, maxRingSize);
     }
 
     /**
      * Returns the {@code HELLO} that grants {@code slots} receive slots now, and up to
-     * {@code maxSlots} as the sender's share grows.
+     * {@code maxSlots} as the sender's share grows, and offers rings of up to {@code maxRingSize}
+     * bytes (0: none, the peer sends everything by Send).
      *
      * @throws IllegalArgumentException if a field is out of its range
      */
-    public static HelloMessage of(int slots, int maxSlots, int slotSize, int ringSize, long ringAddress,
-                                  int ringKey) {
-        HelloMessage hello = new HelloMessage(slots, maxSlots, slotSize, ringSize, ringAddress, ringKey);
+    public static HelloMessage of(int slots, int maxSlots, int slotSize, int maxRingSize) {
+        HelloMessage hello = new HelloMessage(slots, maxSlots, slotSize, maxRingSize);
         String problem = hello.problem();
         if (problem != null) {
             throw new IllegalArgumentException(problem);
@@ -81,32 +79,22 @@ public final class HelloMessage {
         return slots;
     }
 
-    /** Size of each receive slot: the largest Send the peer may post. */
     /** Returns the most receive slots the sender may ever grant: the peer never holds more credits. */
     public int maxSlots() {
         return maxSlots;
     }
 
+    /** Size of each receive slot: the largest Send the peer may post. */
     public int slotSize() {
         return slotSize;
     }
 
-    /** Size of the ring the peer may write into, 0 if there is none. */
-    public int ringSize() {
-        return ringSize;
-    }
-
-    /** Remote virtual address of the ring. */
-    public long ringAddress() {
-        return ringAddress;
-    }
-
     /**
-     * The rkey of the memory window over the ring: it grants write access to the ring only, only to
-     * the peer of the connection's queue pair, and only until the connection closes (docs/security.md).
+     * The largest ring the sender opens to the peer when asked; 0 if it opens none, and the peer may
+     * then write nowhere.
      */
-    public int ringKey() {
-        return ringKey;
+    public int maxRingSize() {
+        return maxRingSize;
     }
 
     /** Writes the message at the writer index. */
@@ -116,9 +104,9 @@ public final class HelloMessage {
                 .writeShort(0)
                 .writeInt(slots)
                 .writeInt(slotSize)
-                .writeInt(ringSize)
-                .writeLong(ringAddress)
-                .writeInt(ringKey)
+                .writeInt(maxRingSize)
+                .writeLong(0)
+                .writeInt(0)
                 .writeInt(maxSlots);
     }
 
@@ -145,8 +133,12 @@ public final class HelloMessage {
         if (flags != 0) {
             throw new RdmaProtocolException("HELLO flags: 0x" + Integer.toHexString(flags) + " (expected: 0)");
         }
+        if (in.getLong(index + 16) != 0 || in.getInt(index + 24) != 0) {
+            throw new RdmaProtocolException("HELLO reserved bytes 16..27 are not 0: a ring is opened on request, "
+                    + "never in the HELLO");
+        }
         HelloMessage hello = new HelloMessage(in.getInt(index + 4), in.getInt(index + 28), in.getInt(index + 8),
-                in.getInt(index + 12), in.getLong(index + 16), in.getInt(index + 24));
+                in.getInt(index + 12));
         String problem = hello.problem();
         if (problem != null) {
             throw new RdmaProtocolException("HELLO " + problem);
@@ -164,17 +156,15 @@ public final class HelloMessage {
         if (slotSize < MIN_SLOT_SIZE || slotSize > MAX_SLOT_SIZE) {
             return "slot size: " + slotSize + " (expected: " + MIN_SLOT_SIZE + ".." + MAX_SLOT_SIZE + ')';
         }
-        if (ringSize != 0 && (ringSize < MIN_RING_SIZE || ringSize > MAX_RING_SIZE)) {
-            return "ring size: " + ringSize + " (expected: 0 or " + MIN_RING_SIZE + ".." + MAX_RING_SIZE + ')';
-        }
-        if (ringSize != 0 && ringAddress == 0) {
-            return "ring address: 0 for a ring of " + ringSize + " bytes";
+        if (maxRingSize != 0 && (maxRingSize < MIN_RING_SIZE || maxRingSize > MAX_RING_SIZE)) {
+            return "largest ring: " + maxRingSize + " (expected: 0 or " + MIN_RING_SIZE + ".." + MAX_RING_SIZE + ')';
         }
         return null;
     }
 
     @Override
     public String toString() {
-        return "HELLO(slots " + slots + " (at most " + maxSlots + ") of " + slotSize + " bytes, ring " + ringSize + " bytes)";
+        return "HELLO(slots " + slots + " (at most " + maxSlots + ") of " + slotSize + " bytes, rings of up to "
+                + maxRingSize + " bytes)";
     }
 }

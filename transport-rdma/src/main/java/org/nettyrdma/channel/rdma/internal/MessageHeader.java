@@ -20,6 +20,9 @@ import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.TYPE_CLOSE;
 import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.TYPE_CREDIT;
 import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.TYPE_DATA;
 import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.TYPE_HELLO;
+import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.TYPE_RING;
+import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.TYPE_RING_RELEASED;
+import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.TYPE_RING_REQUEST;
 import static org.nettyrdma.channel.rdma.internal.RdmaProtocol.TYPE_SHUTDOWN_OUTPUT;
 
 import io.netty.buffer.ByteBuf;
@@ -65,6 +68,9 @@ public final class MessageHeader {
             case TYPE_CREDIT:
             case TYPE_SHUTDOWN_OUTPUT:
             case TYPE_CLOSE:
+            case TYPE_RING_REQUEST:
+            case TYPE_RING:
+            case TYPE_RING_RELEASED:
                 break;
             case TYPE_HELLO:
                 throw new RdmaProtocolException("second HELLO");
@@ -87,8 +93,10 @@ public final class MessageHeader {
             throw new RdmaProtocolException(RdmaProtocol.typeName(type) + " payload length " + length
                     + " in a message of " + byteLength + " bytes");
         }
-        if (type != TYPE_DATA && length != 0) {
-            throw new RdmaProtocolException(RdmaProtocol.typeName(type) + " with a payload of " + length + " bytes");
+        int expected = RingMessage.payloadLength(type);
+        if (type != TYPE_DATA && length != Math.max(expected, 0)) {
+            throw new RdmaProtocolException(RdmaProtocol.typeName(type) + " with a payload of " + length
+                    + " bytes (expected: " + Math.max(expected, 0) + ')');
         }
         this.type = type;
         this.returnedSlots = slots;
@@ -111,7 +119,7 @@ public final class MessageHeader {
         return returnedRingBytes;
     }
 
-    /** Payload length of the last decoded message (0 unless {@code DATA}). */
+    /** Payload length of the last decoded message (0 for {@code CREDIT}, {@code SHUTDOWN_OUTPUT}, {@code CLOSE}). */
     public int payloadLength() {
         return payloadLength;
     }

@@ -37,7 +37,7 @@ public final class RdmaProtocol {
     public static final int RNR_RETRY_COUNT = 6;
 
     /** The protocol version this code speaks; a peer with another one is refused. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     /** Message type of the first Send each way. */
     public static final int TYPE_HELLO = 1;
@@ -49,6 +49,12 @@ public final class RdmaProtocol {
     public static final int TYPE_SHUTDOWN_OUTPUT = 4;
     /** The sender closes the connection. */
     public static final int TYPE_CLOSE = 5;
+    /** The sender has writes larger than a slot: it asks the peer for a ring, or a larger one. */
+    public static final int TYPE_RING_REQUEST = 6;
+    /** The sender opens a ring to the peer, or closes the one it had opened ({@link RingMessage}). */
+    public static final int TYPE_RING = 7;
+    /** The sender will write no more into a ring the peer closed: every Write into it came before. */
+    public static final int TYPE_RING_RELEASED = 8;
 
     /** Size of a {@code HELLO} message. */
     public static final int HELLO_SIZE = 32;
@@ -75,9 +81,9 @@ public final class RdmaProtocol {
     public static final int MIN_SLOT_SIZE = 64;
     /** Largest receive slot. */
     public static final int MAX_SLOT_SIZE = 1 << 20;
-    /** Smallest ring a peer may advertise, unless it advertises none (0). */
+    /** Smallest ring a peer may open, or announce as its largest, unless it opens none (0). */
     public static final int MIN_RING_SIZE = 4096;
-    /** Largest ring a peer may advertise. */
+    /** Largest ring a peer may open or announce. */
     public static final int MAX_RING_SIZE = 1 << 30;
 
     private RdmaProtocol() {
@@ -96,6 +102,12 @@ public final class RdmaProtocol {
                 return "SHUTDOWN_OUTPUT";
             case TYPE_CLOSE:
                 return "CLOSE";
+            case TYPE_RING_REQUEST:
+                return "RING_REQUEST";
+            case TYPE_RING:
+                return "RING";
+            case TYPE_RING_RELEASED:
+                return "RING_RELEASED";
             default:
                 return "UNKNOWN(" + type + ')';
         }

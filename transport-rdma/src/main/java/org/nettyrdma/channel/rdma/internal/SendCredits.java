@@ -18,8 +18,10 @@ package org.nettyrdma.channel.rdma.internal;
 import org.nettyrdma.channel.rdma.RdmaProtocolException;
 
 /**
- * What this side may still send: the peer's receive slots it holds, and the free space of the peer's
- * ring with the position the next Write goes to (docs/protocol.md, "Flow control").
+ * What this side may still send: the peer's receive slots it holds, and the free space of the ring
+ * the peer opened to it, if one is open, with the position the next Write goes to
+ * (docs/protocol.md, "Flow control"). A ring the peer opens starts empty, and one it closes takes its
+ * unreturned bytes with it.
  *
  * <p>Data needs two slots and a credit message one: the last slot is kept so that credits can always
  * be returned. Not thread-safe: used on the channel's event loop only.
@@ -31,28 +33,45 @@ public final class SendCredits {
 
     /** The most slots the peer may let this side hold: its {@code HELLO}'s maximum share. */
     private final int maxSlots;
-    private final int ringSize;
+    private int ringSize;
     private int slots;
     private int ringFree;
     private int ringPosition;
 
     /**
-     * Creates the credits granted by the peer's {@code HELLO}. The caller then accounts for its own
-     * {@code HELLO}, which used one of these slots, with {@link #consumeSlot()}.
+     * Creates the credits of {@code grantedSlots} slots, at most {@code maxSlots}, with a ring of
+     * {@code ringSize} bytes open (0: none).
      */
-    public SendCredits(int grantedSlots, int ringSize) {
-        this(grantedSlots, grantedSlots, ringSize);
+    public SendCredits(int grantedSlots, int maxSlots, int ringSize) {
+        this(grantedSlots, maxSlots);
+        openRing(ringSize);
     }
 
     /**
      * Creates the credits granted by the peer's {@code HELLO}, which may grow up to {@code maxSlots}
-     * as the peer grants more.
+     * as the peer grants more; no ring is open. The caller then accounts for its own {@code HELLO},
+     * which used one of these slots, with {@link #consumeSlot()}.
      */
-    public SendCredits(int grantedSlots, int maxSlots, int ringSize) {
+    public SendCredits(int grantedSlots, int maxSlots) {
         this.maxSlots = maxSlots;
-        this.ringSize = ringSize;
         this.slots = grantedSlots;
-        this.ringFree = ringSize;
+    }
+
+    /** Takes a ring of {@code size} bytes the peer opened (0: none): all of it free, written from its start. */
+    public void openRing(int size) {
+        ringSize = size;
+        ringFree = size;
+        ringPosition = 0;
+    }
+
+    /** Forgets the ring the peer closed: no Write goes into it any more, and its unreturned bytes are gone. */
+    public void closeRing() {
+        openRing(0);
+    }
+
+    /** Returns the size of the ring the peer has open to this side; 0 if none. */
+    public int ringSize() {
+        return ringSize;
     }
 
     /** Returns the peer's receive slots this side holds. */

@@ -223,7 +223,8 @@ class CreditProtocolSimulationTest {
             peer = other;
             // Both HELLOs are already sent: each used one of the other's slots, which the other
             // reposted and owes back.
-            credits = new SendCredits(other.owed.grantedSlots(), other.ring == null ? 0 : other.ring.size());
+            credits = new SendCredits(other.owed.grantedSlots(), other.owed.grantedSlots(),
+                    other.ring == null ? 0 : other.ring.size());
             credits.consumeSlot();
             peerUsedSlot();
             owed.slotsReposted(1);

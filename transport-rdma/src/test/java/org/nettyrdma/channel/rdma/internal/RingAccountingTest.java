@@ -28,7 +28,7 @@ class RingAccountingTest {
 
     @Test
     void writesWrapBySkippingTheTailOnBothSides() throws Exception {
-        SendCredits sender = new SendCredits(8, 1000);
+        SendCredits sender = new SendCredits(8, 8, 1000);
         ReceiveRing receiver = new ReceiveRing(1000);
         assertEquals(0, sender.reserveRing(400));
         long first = receiver.accept(0, 400);
@@ -114,7 +114,7 @@ class RingAccountingTest {
 
     @Test
     void returnedCreditsAreBoundedByWhatWasUsed() throws Exception {
-        SendCredits credits = new SendCredits(4, 4096);
+        SendCredits credits = new SendCredits(4, 4, 4096);
         credits.consumeSlot();
         credits.consumeSlot();
         credits.reserveRing(1000);
@@ -127,8 +127,36 @@ class RingAccountingTest {
     }
 
     @Test
+    void aRingOpensEmptyAndTakesItsUnreturnedBytesWhenItCloses() throws Exception {
+        SendCredits credits = new SendCredits(4, 4);
+        assertEquals(0, credits.ringSize());
+        assertFalse(credits.canReserveRing(1), "no ring before the peer opens one");
+        RdmaProtocolException none = assertThrows(RdmaProtocolException.class, () -> credits.onReturned(0, 1));
+        assertTrue(none.getMessage().contains("returned 1 ring bytes"), none.getMessage());
+        credits.openRing(4096);
+        assertEquals(1000, credits.reserveRing(1000) + 1000);
+        credits.closeRing();
+        assertEquals(0, credits.ringFree());
+        assertFalse(credits.canReserveRing(1));
+        credits.openRing(8192);
+        assertEquals(8192, credits.ringFree(), "a new ring starts empty, whatever the old one held");
+        assertEquals(0, credits.reserveRing(100), "and is written from its start");
+    }
+
+    @Test
+    void aClosedRingIsOwedNothing() {
+        CreditReturn owed = new CreditReturn(4, null);
+        owed.ringOpened(4096);
+        owed.ringFreed(1024);
+        assertTrue(owed.creditMessageDue(), "a quarter of the ring is owed");
+        owed.ringClosed();
+        assertEquals(0, owed.owedRingBytes());
+        assertFalse(owed.creditMessageDue());
+    }
+
+    @Test
     void dataKeepsTheLastSlotForCredits() {
-        SendCredits credits = new SendCredits(3, 0);
+        SendCredits credits = new SendCredits(3, 3, 0);
         credits.consumeSlot();
         assertTrue(credits.canSendData());
         credits.consumeSlot();

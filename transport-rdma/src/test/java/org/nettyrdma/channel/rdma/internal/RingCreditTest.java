@@ -33,7 +33,7 @@ class RingCreditTest {
     @ParameterizedTest(name = "ring of {0} B")
     @ValueSource(ints = {1000, 4096, 1 << 20, (1 << 20) + 3})
     void aReaderThatReleasesAtOnceNeverLeavesTheWriterWithoutRoom(int ringSize) throws Exception {
-        SendCredits writer = new SendCredits(64, ringSize);
+        SendCredits writer = new SendCredits(64, 64, ringSize);
         ReceiveRing ring = new ReceiveRing(ringSize);
         CreditReturn reader = new CreditReturn(64, ring);
         SplittableRandom random = new SplittableRandom(ringSize);

@@ -24,20 +24,21 @@ import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 import org.nettyrdma.channel.rdma.RdmaProtocolException;
 
-/** {@code HELLO} and the message header: what is written reads back, and every bad field is named. */
+/**
+ * {@code HELLO}, the message header and the ring messages: what is written reads back, and every bad
+ * field is named.
+ */
 class WireProtocolTest {
 
     @Test
     void helloRoundTrips() throws Exception {
         ByteBuf buf = Unpooled.buffer();
-        HelloMessage.of(64, 8192, 1 << 20, 0x7f00_1234_5000L, 0xabcd).encode(buf);
+        HelloMessage.of(64, 8192, 1 << 20).encode(buf);
         assertEquals(RdmaProtocol.HELLO_SIZE, buf.readableBytes());
         HelloMessage hello = HelloMessage.decode(buf, 0, buf.readableBytes());
         assertEquals(64, hello.slots());
         assertEquals(8192, hello.slotSize());
-        assertEquals(1 << 20, hello.ringSize());
-        assertEquals(0x7f00_1234_5000L, hello.ringAddress());
-        assertEquals(0xabcd, hello.ringKey());
+        assertEquals(1 << 20, hello.maxRingSize());
         assertEquals(64, hello.maxSlots(), "a share that cannot grow: the most is what is granted");
         buf.release();
     }
@@ -45,7 +46,7 @@ class WireProtocolTest {
     @Test
     void helloCarriesTheMostSlotsTheShareMayGrowTo() throws Exception {
         ByteBuf buf = Unpooled.buffer();
-        HelloMessage.of(4, 64, 8192, 0, 0, 0).encode(buf);
+        HelloMessage.of(4, 64, 8192, 0).encode(buf);
         HelloMessage hello = HelloMessage.decode(buf, 0, buf.readableBytes());
         assertEquals(4, hello.slots());
         assertEquals(64, hello.maxSlots());
@@ -70,17 +71,14 @@ class WireProtocolTest {
         assertHelloRefused(28, 70_000, "most slots: 70000");
         assertHelloRefused(8, 63, "slot size: 63");
         assertHelloRefused(8, 2 << 20, "slot size: 2097152");
-        assertHelloRefused(12, 100, "ring size: 100");
-        assertHelloRefused(12, -1, "ring size: -1");
+        assertHelloRefused(12, 100, "largest ring: 100");
+        assertHelloRefused(12, -1, "largest ring: -1");
     }
 
     @Test
-    void helloWithAZeroRingAddressIsRefused() {
-        ByteBuf buf = hello();
-        buf.setLong(16, 0);
-        RdmaProtocolException e = assertThrows(RdmaProtocolException.class, () -> HelloMessage.decode(buf, 0, 32));
-        assertTrue(e.getMessage().contains("ring address"), e.getMessage());
-        buf.release();
+    void aHelloThatOpensARingIsRefused() {
+        assertHelloRefused(20, 0x1000, "reserved bytes 16..27");
+        assertHelloRefused(24, 7, "reserved bytes 16..27");
     }
 
     @Test
@@ -98,7 +96,7 @@ class WireProtocolTest {
 
     @Test
     void aHelloThisSideWouldRefuseCannotBeMade() {
-        assertThrows(IllegalArgumentException.class, () -> HelloMessage.of(2, 8192, 0, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> HelloMessage.of(2, 8192, 0));
     }
 
     @Test
@@ -127,11 +125,63 @@ class WireProtocolTest {
             b.setByte(0, RdmaProtocol.TYPE_CREDIT);
             b.setInt(12, 4);
         }, 20, "CREDIT with a payload");
+        assertHeaderRefused(b -> {
+            b.setByte(0, RdmaProtocol.TYPE_RING);
+            b.setInt(12, 4);
+        }, 20, "RING with a payload of 4 bytes (expected: 20)");
+        assertHeaderRefused(b -> {
+            b.setByte(0, RdmaProtocol.TYPE_RING_RELEASED);
+            b.setInt(12, 0);
+        }, 16, "RING_RELEASED with a payload of 0 bytes (expected: 4)");
+    }
+
+    @Test
+    void ringMessagesRoundTrip() throws Exception {
+        ByteBuf buf = Unpooled.buffer();
+        MessageHeader.encode(buf, RdmaProtocol.TYPE_RING, 1, 0, RingMessage.RING_SIZE);
+        RingMessage.encodeRing(buf, 3, 1 << 18, 0x7f00_1234_5000L, 0xabcd);
+        MessageHeader header = new MessageHeader();
+        header.decode(buf, 0, buf.readableBytes());
+        assertEquals(RdmaProtocol.TYPE_RING, header.type());
+        RingMessage ring = new RingMessage();
+        ring.decodeRing(buf, RdmaProtocol.HEADER_SIZE);
+        assertEquals(3, ring.generation());
+        assertEquals(1 << 18, ring.size());
+        assertEquals(0x7f00_1234_5000L, ring.address());
+        assertEquals(0xabcd, ring.key());
+
+        buf.clear();
+        MessageHeader.encode(buf, RdmaProtocol.TYPE_RING_REQUEST, 0, 0, RingMessage.GENERATION_SIZE);
+        RingMessage.encodeGeneration(buf, 2);
+        header.decode(buf, 0, buf.readableBytes());
+        assertEquals(RdmaProtocol.TYPE_RING_REQUEST, header.type());
+        assertEquals(2, RingMessage.decodeGeneration(buf, RdmaProtocol.HEADER_SIZE));
+        buf.release();
+    }
+
+    @Test
+    void badRingFieldsAreRefusedWithTheReason() {
+        assertRingRefused(0, 1 << 18, 0x1000, 1, "RING generation 0");
+        assertRingRefused(1, 100, 0x1000, 1, "RING size: 100");
+        assertRingRefused(1, 1 << 18, 0, 1, "RING address: 0");
+        assertRingRefused(1, 0, 0x1000, 0, "RING closing generation 1 with address");
+        ByteBuf buf = Unpooled.buffer().writeInt(-1);
+        RdmaProtocolException e = assertThrows(RdmaProtocolException.class, () -> RingMessage.decodeGeneration(buf, 0));
+        assertTrue(e.getMessage().contains("ring generation -1"), e.getMessage());
+        buf.release();
+    }
+
+    private static void assertRingRefused(int generation, int size, long address, int key, String expected) {
+        ByteBuf buf = Unpooled.buffer();
+        RingMessage.encodeRing(buf, generation, size, address, key);
+        RdmaProtocolException e = assertThrows(RdmaProtocolException.class, () -> new RingMessage().decodeRing(buf, 0));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+        buf.release();
     }
 
     private static ByteBuf hello() {
         ByteBuf buf = Unpooled.buffer();
-        HelloMessage.of(64, 8192, 1 << 20, 0x1000, 7).encode(buf);
+        HelloMessage.of(64, 8192, 1 << 20).encode(buf);
         return buf;
     }
 

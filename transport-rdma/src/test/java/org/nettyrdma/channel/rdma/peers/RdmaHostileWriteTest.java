@@ -48,8 +48,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaProtocolException;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.internal.RingMessage;
 import org.nettyrdma.channel.rdma.peers.HostilePeerServer.RawChild;
 import org.nettyrdma.channel.rdma.verbs.RawRdmaClient.Completion;
 import org.nettyrdma.channel.rdma.verbs.RawRdmaClient.Target;
@@ -77,7 +79,8 @@ import org.nettyrdma.testkit.TestSeed;
  * same ({@link RingsOnEveryDevice}), as it does on a device whose windows confine a peer, so that its
  * checks of what arrives in the ring are tested. No test here sends a Send with Invalidate.
  *
- * <p>The server's children have a ring of {@link #RING_SIZE} bytes, {@link #SERVER_SLOTS} receive
+ * <p>The server's children open a ring of {@link #RING_SIZE} bytes when the raw client asks
+ * ({@link RawRdmaClient#requestRing()}), {@link #SERVER_SLOTS} receive
  * slots of {@link #SERVER_SLOT_SIZE} bytes and a send buffer of {@link #SEND_BUFFER} bytes; the raw children read only when a test lets
  * them, so the ring regions a raw peer wrote stay in use until then.
  */
@@ -106,8 +109,14 @@ class RdmaHostileWriteTest {
     }
 
     private HostilePeerServer start(long seed, boolean receiveInPlace) throws Exception {
+        // The ring a raw client asked for stays open while it pauses.
+        return start(seed, receiveInPlace, 0);
+    }
+
+    private HostilePeerServer start(long seed, boolean receiveInPlace, int ringIdleMillis) throws Exception {
         return HostilePeerServer.start(rdma, seed, bootstrap -> bootstrap
                 .childOption(ChannelOption.SO_RCVBUF, RING_SIZE)
+                .childOption(RdmaChannelOption.RING_IDLE_MILLIS, ringIdleMillis)
                 .childOption(ChannelOption.SO_SNDBUF, SEND_BUFFER)
                 .childOption(RdmaChannelOption.RECEIVE_SLOTS, SERVER_SLOTS)
                 .childOption(RdmaChannelOption.SLOT_SIZE, SERVER_SLOT_SIZE)
@@ -132,6 +141,7 @@ class RdmaHostileWriteTest {
             HeldBuffers held = new HeldBuffers();
             child.channel.pipeline().addFirst(held);
             raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+            raw.requestRing();
             Completion write = raw.writeWithImmediate(raw.ring(0), first, 0);
             assertTrue(write.succeeded(), () -> "the Write with immediate: " + write);
             child.startReading();
@@ -212,6 +222,7 @@ class RdmaHostileWriteTest {
              RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
             RawChild child = server.nextRawChild();
             raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+            raw.requestRing();
             Completion write = raw.writeWithImmediate(raw.ring(offset), new byte[SMALLEST_WRITE], immediate);
             print("a Write with immediate " + region, raw, write);
             assertTrue(write.succeeded(), () -> "the device let it through: " + write);
@@ -230,6 +241,7 @@ class RdmaHostileWriteTest {
              RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
             RawChild child = server.nextRawChild();
             raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+            raw.requestRing();
             int quarter = RING_SIZE / 4;
             StringBuilder statuses = new StringBuilder();
             for (int i = 0; i < 5; i++) {
@@ -267,6 +279,7 @@ class RdmaHostileWriteTest {
              RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
             RawChild child = server.nextRawChild();
             raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+            raw.requestRing();
             if (reading) {
                 child.startReading();
             }
@@ -332,6 +345,7 @@ class RdmaHostileWriteTest {
              RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
             RawChild child = server.nextRawChild();
             raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+            raw.requestRing();
             Completion write = withImmediate ? raw.writeWithImmediate(raw.ring(offset), new byte[64], offset)
                     : raw.write(raw.ring(offset), new byte[64]);
             print("a Write " + where, raw, write);
@@ -343,6 +357,68 @@ class RdmaHostileWriteTest {
                 child.assertClosedWithoutException();
             }
             raw.awaitDisconnected(30, TimeUnit.SECONDS);
+            server.assertStreamIntact();
+        }
+    }
+
+    /**
+     * A ring goes when the peer stopped writing into it: the server closes it ({@code RING} of size 0),
+     * the peer releases it ({@code RING_RELEASED}), and the window's key is dead before the memory is
+     * deregistered. A Write with the old key after that is refused by the device, and the connection
+     * ends.
+     */
+    @Test
+    void aWriteIntoARingAfterItsReleaseIsRefused(TestInfo test) throws Exception {
+        byte[] written = new byte[THEFT_LENGTH];
+        Arrays.fill(written, (byte) 'r');
+        try (HostilePeerServer server = start(TestSeed.of(test), false, 1000);
+             RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
+            RawChild child = server.nextRawChild();
+            raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+            RingMessage ring = raw.requestRing();
+            Target old = raw.ring(0);
+            Completion write = raw.writeWithImmediate(old, written, 0);
+            assertTrue(write.succeeded(), () -> "the Write into the open ring: " + write);
+            child.startReading();
+            assertArrayEquals(written, child.awaitBytes(THEFT_LENGTH), "what the pipeline read");
+            // No Write for a second or two: the server closes the ring.
+            RingMessage closed = raw.awaitRing();
+            assertEquals(ring.generation(), closed.generation(), "the ring the server closed");
+            assertEquals(0, closed.size(), "closed: " + closed.size());
+            raw.send(RawRdmaClient.ringReleased(ring.generation()));
+            // The release comes after this client's Writes on its queue pair; the server frees the window
+            // when it takes it. A Write posted before it could still land.
+            RdmaSocketChannel channel = (RdmaSocketChannel) child.channel;
+            Await.until(() -> channel.metrics().ringsClosed() == 1, 10,
+                    () -> "the server took the release: " + channel.metrics());
+            Completion late = raw.writeWithImmediate(old, new byte[SMALLEST_WRITE], THEFT_LENGTH);
+            print("a Write with immediate into the released ring", raw, late);
+            assertEquals(REM_ACCESS_ERR, late.status(), "the late Write's completion");
+            child.assertClosedWith(IOException.class, RdmaHostilePeerTest.REMOTE_ACCESS_ERROR);
+            server.assertStreamIntact();
+        }
+    }
+
+    static Stream<Arguments> ringMessagesOutOfTurn() {
+        return Stream.of(
+                Arguments.of("a RING_REQUEST naming a ring never opened", RawRdmaClient.ringRequest(5),
+                        "RING_REQUEST naming ring 5"),
+                Arguments.of("a RING_RELEASED of a ring never closed", RawRdmaClient.ringReleased(1),
+                        "RING_RELEASED naming ring 1 (expected: none"));
+    }
+
+    /** Ring messages a peer sends out of turn close its connection with the reason, and no other. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ringMessagesOutOfTurn")
+    void ringMessagesOutOfTurnAreRefused(String what, byte[] message, String expected, TestInfo test)
+            throws Exception {
+        try (HostilePeerServer server = start(TestSeed.of(test));
+             RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
+            RawChild child = server.nextRawChild();
+            raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+            raw.requestRing();
+            raw.send(message);
+            assertClosed(child, raw, RdmaProtocolException.class, expected);
             server.assertStreamIntact();
         }
     }
@@ -411,8 +487,8 @@ class RdmaHostileWriteTest {
     }
 
     /**
-     * The victim of a theft: a raw client that exchanged {@code HELLO}s and wrote {@code written} at
-     * the start of its ring, which its child holds unread until {@link #assertIntact} reads it.
+     * The victim of a theft: a raw client that exchanged {@code HELLO}s, asked for a ring and wrote
+     * {@code written} at its start, which its child holds unread until {@link #assertIntact} reads it.
      */
     private record Victim(RawRdmaClient client, RawChild child, byte[] written, long seed) implements AutoCloseable {
 
@@ -421,6 +497,7 @@ class RdmaHostileWriteTest {
             try {
                 RawChild child = server.nextRawChild();
                 client.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+                client.requestRing();
                 byte[] written = pattern(seed, THEFT_LENGTH);
                 Completion write = client.writeWithImmediate(client.ring(0), written, 0);
                 assertTrue(write.succeeded(), () -> "the victim's Write: " + write);
@@ -431,7 +508,7 @@ class RdmaHostileWriteTest {
             }
         }
 
-        /** The victim's ring, as its {@code HELLO} told it: what a thief writes to. */
+        /** The victim's ring, as the server's {@code RING} told it: what a thief writes to. */
         Target ring() {
             return client.ring(0);
         }

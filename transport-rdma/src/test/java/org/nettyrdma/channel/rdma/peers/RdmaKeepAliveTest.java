@@ -60,10 +60,10 @@ class RdmaKeepAliveTest {
     final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
 
     /**
-     * With rings (a device whose windows confine a peer; forced here on rxe) each end probes with
-     * zero-byte RDMA Writes its peer's software never sees, so both ends probe. Without, as on rxe by
-     * default, a probe is a {@code CREDIT} the peer receives, which is activity there: one end probes,
-     * and the other, hearing it, need not.
+     * With rings (a device whose windows confine a peer; forced here on rxe), opened by a first echo of
+     * large writes and kept while idle, each end probes with zero-byte RDMA Writes its peer's software
+     * never sees, so both ends probe. Without, as on rxe by default, a probe is a {@code CREDIT} the
+     * peer receives, which is activity there: one end probes, and the other, hearing it, need not.
      */
     @ParameterizedTest(name = "rings: {0}")
     @ValueSource(strings = {"always", "never"})
@@ -79,17 +79,25 @@ class RdmaKeepAliveTest {
     private void probeIdleConnections(boolean rings) throws Exception {
         BlockingQueue<RdmaSocketChannel> children = new LinkedBlockingQueue<>();
         Channel server = bindProbingServer(children, EchoHandler.INSTANCE);
-        EchoProbe probe = new EchoProbe(5, 100, 20_000, 200_000);
+        EchoProbe opening = new EchoProbe(4, 100, 20_000, 200_000);
         RdmaSocketChannel client = (RdmaSocketChannel) rdma.client()
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, IDLE_MILLIS)
-                .handler(probe)
+                .option(RdmaChannelOption.RING_IDLE_MILLIS, 0)
+                .handler(opening)
                 .connect(server.localAddress()).sync().channel();
         RdmaSocketChannel child = children.poll(10, TimeUnit.SECONDS);
+        // Writes larger than a slot each way: with rings, each end opens one to the other, kept while idle.
+        opening.writeAll(client);
+        opening.assertEchoed(60);
+        assertEquals(rings ? 1 : 0, client.metrics().ringsOpened(), () -> "rings the client opened: " + client.metrics());
+        assertEquals(rings ? 1 : 0, child.metrics().ringsOpened(), () -> "rings the child opened: " + child.metrics());
+        long clientProbesBefore = client.metrics().keepAliveProbes();
+        long childProbesBefore = child.metrics().keepAliveProbes();
 
         Thread.sleep(8 * IDLE_MILLIS);
-        long clientProbes = client.metrics().keepAliveProbes();
-        long childProbes = child.metrics().keepAliveProbes();
+        long clientProbes = client.metrics().keepAliveProbes() - clientProbesBefore;
+        long childProbes = child.metrics().keepAliveProbes() - childProbesBefore;
         System.out.println("rings " + rings + ": probes by the client " + clientProbes + ", by the server child "
                 + childProbes);
         if (rings) {
@@ -100,6 +108,8 @@ class RdmaKeepAliveTest {
                     + ", by the server child " + childProbes);
         }
         assertTrue(client.isActive() && child.isActive(), "both ends still up");
+        EchoProbe probe = new EchoProbe(5, 100, 20_000, 200_000);
+        client.pipeline().replace(opening, "probe", probe);
         probe.writeAll(client);
         probe.assertEchoed(60);
 
@@ -130,8 +140,12 @@ class RdmaKeepAliveTest {
         try (RawRdmaClient raw = RawRdmaClient.connect((InetSocketAddress) server.localAddress())) {
             RdmaSocketChannel child = children.poll(10, TimeUnit.SECONDS);
             int slots = RawRdmaClient.RECEIVES - 2;
-            raw.send(ring ? raw.helloWithRing(slots) : RawRdmaClient.hello(slots));
+            raw.send(ring ? RawRdmaClient.helloWithRing(slots) : RawRdmaClient.hello(slots));
             HelloMessage.decode(Unpooled.wrappedBuffer(raw.awaitMessage()), 0, RdmaProtocol.HELLO_SIZE);
+            if (ring) {
+                // Opened unasked: the server probes into it from then on.
+                raw.send(raw.ringOffer(1));
+            }
             // The server posts its HELLO before its loop marks the child active: the peer may
             // hold the HELLO a moment before the child is up.
             Await.until(child::isActive, 10, () -> "the server child is up once both HELLOs are out");
@@ -165,6 +179,7 @@ class RdmaKeepAliveTest {
         return rdma.bind(rdma.server()
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childOption(RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, IDLE_MILLIS)
+                .childOption(RdmaChannelOption.RING_IDLE_MILLIS, 0)
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {

@@ -41,12 +41,13 @@ import org.nettyrdma.testkit.TestSeed;
  * A peer that sends Send with Invalidate (docs/rxe-remote-invalidation.md), a verb the protocol never
  * uses, harms neither the kernel nor another connection. On rxe a remote invalidation is checked
  * against neither the queue pair nor the protection domain, and a memory window invalidated twice
- * panics the kernel; so on rxe a server announces no ring and holds no window (docs/security.md),
- * and a remote invalidation can only name a memory region, which rxe refuses to invalidate remotely.
+ * panics the kernel; so on rxe a server offers no ring, opens none when asked and holds no window
+ * (docs/security.md), and a remote invalidation can only name a memory region, which rxe refuses to
+ * invalidate remotely.
  *
  * <p>A raw verbs client connects to an {@code RdmaServerSocketChannel} and, after the {@code HELLO}s,
- * sends a {@code CREDIT} as a Send with Invalidate naming a key: the key the server announced, the
- * same key again on a second connection, keys guessed around its own memory region's index (where
+ * sends a {@code CREDIT} as a Send with Invalidate naming a key: key 0, which a ring's key field
+ * reads where none is announced, the same key again on a second connection, keys guessed around its own memory region's index (where
  * the server's regions sit), and the keys of another raw client's region. Each time, the offender's
  * child must close with an {@link RdmaProtocolException} that names the verb, the other raw client
  * must still send with its key, and the well-behaved stream beside them must finish intact
@@ -65,28 +66,28 @@ class RdmaRemoteInvalidationTest {
     final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
 
     @Test
-    void theServerOnRxeAnnouncesNoRingAndNoKey(TestInfo test) throws Exception {
+    void theServerOnRxeOffersNoRingAndOpensNoneWhenAsked(TestInfo test) throws Exception {
         try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test), bootstrap -> { });
              RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
             RawChild child = server.nextRawChild();
             HelloMessage hello = raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
-            assertEquals(0, hello.ringSize(), "the ring the server announces on rxe: " + hello);
-            assertEquals(0L, hello.ringAddress(), "the ring address announced");
-            assertEquals(0, hello.ringKey(), "the key announced");
-            raw.close();
-            child.assertClosedWithoutException();
+            assertEquals(0, hello.maxRingSize(), "the largest ring the server offers on rxe: " + hello);
+            // Asked all the same, it opens none (no window, no key): the request breaks the protocol.
+            raw.send(RawRdmaClient.ringRequest(0));
+            child.assertClosedWith(RdmaProtocolException.class, "RING_REQUEST, but this side's HELLO offered no ring");
             server.assertStreamIntact();
         }
     }
 
     @Test
-    void theAnnouncedKeyOnceAndTwiceClosesOnlyTheOffender(TestInfo test) throws Exception {
+    void keyZeroOnceAndTwiceClosesOnlyTheOffender(TestInfo test) throws Exception {
         try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test), bootstrap -> { })) {
             for (int attempt = 0; attempt < 2; attempt++) {
                 try (RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
                     RawChild child = server.nextRawChild();
-                    int announced = raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS)).ringKey();
-                    invalidate(child, raw, announced);
+                    raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+                    // No key is announced on rxe; 0 is what a ring's key bytes would read.
+                    invalidate(child, raw, 0);
                 }
             }
             server.assertStreamIntact();

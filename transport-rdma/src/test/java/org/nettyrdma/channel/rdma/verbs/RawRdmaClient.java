@@ -16,6 +16,7 @@
 package org.nettyrdma.channel.rdma.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -29,19 +30,21 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import org.nettyrdma.channel.rdma.internal.HelloMessage;
+import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.internal.RingMessage;
 
 /**
  * A client that speaks raw verbs to a netty-rdma server, so that a test can send what the transport
  * itself never would: it connects over RDMA CM, posts its receives (by default {@link #RECEIVES} of
  * {@link #SLOT_SIZE} bytes), then sends and receives whole messages of its own making and makes RDMA
- * Writes, with or without immediate, wherever it likes: into the server's ring (its address and rkey
- * come from the server's {@code HELLO}, {@link #exchangeHellos}), past it, or into another
+ * Writes, with or without immediate, wherever it likes: into the ring the server opens to it (its
+ * address and rkey come in the server's {@code RING}, {@link #requestRing}), past it, or into another
  * connection's ring. It keeps no credits: what it sends is the test's choice.
  *
  * <p>Its registered buffer holds, in this order: what {@link #send} sends, the ring
- * {@link #helloWithRing} grants, the payloads of Writes, and the receive slots.
+ * {@link #ringOffer} opens to the server, the payloads of Writes, and the receive slots.
  *
  * <p>Used from one thread only; every wait has a deadline, so a missing event fails the test.
  */
@@ -51,7 +54,7 @@ public final class RawRdmaClient implements AutoCloseable {
     public static final int SLOT_SIZE = ConnectedPair.RECEIVE_SIZE;
     /** Receives posted by default; enough for what a server says before it disconnects. */
     public static final int RECEIVES = 16;
-    /** Size of the ring {@link #helloWithRing(int)} grants. */
+    /** Size of the ring {@link #ringOffer(int)} opens. */
     public static final int RING_SIZE = 64 * 1024;
     /** Where that ring starts in the registered buffer: past what {@link #send(byte[])} uses. */
     private static final int RING_OFFSET = 64 * 1024;
@@ -89,6 +92,8 @@ public final class RawRdmaClient implements AutoCloseable {
     private final RawCompletions completions;
     private final int receiveSize;
     private HelloMessage serverHello;
+    /** The ring the server opened to this client ({@link #requestRing()}); null before. */
+    private RingMessage serverRing;
     private long nextSendId = 1;
     private boolean peerDisconnected;
     private boolean vanished;
@@ -126,27 +131,55 @@ public final class RawRdmaClient implements AutoCloseable {
         return new RawRdmaClient(server, receiveSize, receives);
     }
 
-    /** Returns a valid {@code HELLO} granting {@code slots} receive slots of {@link #SLOT_SIZE} and no ring. */
+    /** Returns a valid {@code HELLO} granting {@code slots} receive slots of {@link #SLOT_SIZE} and offering no ring. */
     public static byte[] hello(int slots) {
         return hello(slots, SLOT_SIZE);
     }
 
     /**
-     * Returns a {@code HELLO} granting {@code slots} receive slots of {@code slotSize} bytes and no ring;
-     * valid as far as the server can check, whatever this client really posted.
+     * Returns a {@code HELLO} granting {@code slots} receive slots of {@code slotSize} bytes and offering
+     * no ring; valid as far as the server can check, whatever this client really posted.
      */
     public static byte[] hello(int slots, int slotSize) {
-        return encode(HelloMessage.of(slots, slotSize, 0, 0, 0));
+        return encode(HelloMessage.of(slots, slotSize, 0));
     }
 
     /**
-     * Returns a valid {@code HELLO} granting {@code slots} receive slots of {@link #SLOT_SIZE} and a
-     * ring of {@link #RING_SIZE} bytes in this client's registered buffer, below its receive slots
-     * and above the bytes it sends from: the server then writes into it (or probes it) with RDMA Writes.
+     * Returns a valid {@code HELLO} granting {@code slots} receive slots of {@link #SLOT_SIZE} and offering
+     * rings of up to {@link #RING_SIZE} bytes: {@link #ringOffer} then opens one.
      */
-    public byte[] helloWithRing(int slots) {
-        return encode(HelloMessage.of(slots, SLOT_SIZE, RING_SIZE, endpoint.address(RING_OFFSET),
-                endpoint.mr.getRkey()));
+    public static byte[] helloWithRing(int slots) {
+        return encode(HelloMessage.of(slots, SLOT_SIZE, RING_SIZE));
+    }
+
+    /**
+     * Returns a {@code RING} that opens ring {@code generation} of {@link #RING_SIZE} bytes in this
+     * client's registered buffer, below its receive slots and above the bytes it sends from, under its
+     * region's rkey: the server then writes into it (or probes it) with RDMA Writes. A server takes it
+     * whether or not it asked, after a {@link #helloWithRing} offering that much.
+     */
+    public byte[] ringOffer(int generation) {
+        ByteBuf buf = Unpooled.buffer(RdmaProtocol.HEADER_SIZE + RingMessage.RING_SIZE);
+        MessageHeader.encode(buf, RdmaProtocol.TYPE_RING, 0, 0, RingMessage.RING_SIZE);
+        RingMessage.encodeRing(buf, generation, RING_SIZE, endpoint.address(RING_OFFSET), endpoint.mr.getRkey());
+        return ByteBufUtil.getBytes(buf);
+    }
+
+    /** Returns a {@code RING_REQUEST} naming ring {@code generation} as the newest this client knows of. */
+    public static byte[] ringRequest(int generation) {
+        return generationMessage(RdmaProtocol.TYPE_RING_REQUEST, generation);
+    }
+
+    /** Returns a {@code RING_RELEASED} of ring {@code generation}. */
+    public static byte[] ringReleased(int generation) {
+        return generationMessage(RdmaProtocol.TYPE_RING_RELEASED, generation);
+    }
+
+    private static byte[] generationMessage(int type, int generation) {
+        ByteBuf buf = Unpooled.buffer(RdmaProtocol.HEADER_SIZE + RingMessage.GENERATION_SIZE);
+        MessageHeader.encode(buf, type, 0, 0, RingMessage.GENERATION_SIZE);
+        RingMessage.encodeGeneration(buf, generation);
+        return ByteBufUtil.getBytes(buf);
     }
 
     private static byte[] encode(HelloMessage hello) {
@@ -155,10 +188,7 @@ public final class RawRdmaClient implements AutoCloseable {
         return ByteBufUtil.getBytes(buf);
     }
 
-    /**
-     * Sends {@code hello} and returns the server's {@code HELLO} in answer; from then on
-     * {@link #ring(long)} points into the ring it advertises.
-     */
+    /** Sends {@code hello} and returns the server's {@code HELLO} in answer. */
     public HelloMessage exchangeHellos(byte[] hello) throws Exception {
         send(hello);
         byte[] answer = awaitMessage();
@@ -175,12 +205,48 @@ public final class RawRdmaClient implements AutoCloseable {
     }
 
     /**
-     * Returns the memory at {@code offset} of the server's ring, with the ring's rkey: {@code offset}
-     * may lie outside the ring, and the target may be handed to another client.
+     * Asks the server for a ring ({@code RING_REQUEST} naming none) and returns its {@code RING} in
+     * answer, skipping the {@code CREDIT}s before it; from then on {@link #ring(long)} points into it.
+     */
+    public RingMessage requestRing() throws Exception {
+        send(ringRequest(0));
+        RingMessage ring = awaitRing();
+        assertTrue(ring.size() > 0, "the server declined the ring");
+        serverRing = ring;
+        return ring;
+    }
+
+    /** Returns the next {@code RING} the server sent, skipping the {@code CREDIT}s before it. */
+    public RingMessage awaitRing() throws Exception {
+        MessageHeader header = new MessageHeader();
+        while (true) {
+            byte[] message = awaitMessage();
+            ByteBuf buf = Unpooled.wrappedBuffer(message);
+            header.decode(buf, 0, message.length);
+            if (header.type() == RdmaProtocol.TYPE_RING) {
+                RingMessage ring = new RingMessage();
+                ring.decodeRing(buf, RdmaProtocol.HEADER_SIZE);
+                return ring;
+            }
+            assertEquals(RdmaProtocol.TYPE_CREDIT, header.type(), "a message before the server's RING");
+        }
+    }
+
+    /** Returns the ring the server opened to this client, once {@link #requestRing()} received it. */
+    public RingMessage serverRing() {
+        if (serverRing == null) {
+            throw new IllegalStateException("no RING from the server yet");
+        }
+        return serverRing;
+    }
+
+    /**
+     * Returns the memory at {@code offset} of the ring the server opened to this client, with the ring's
+     * rkey: {@code offset} may lie outside the ring, and the target may be handed to another client.
      */
     public Target ring(long offset) {
-        HelloMessage hello = serverHello();
-        return new Target(hello.ringAddress() + offset, hello.ringKey());
+        RingMessage ring = serverRing();
+        return new Target(ring.address() + offset, ring.key());
     }
 
     /**
@@ -267,9 +333,9 @@ public final class RawRdmaClient implements AutoCloseable {
      * order.
      */
     public List<Completion> flood(int firstOffset, int count) throws Exception {
-        if (firstOffset < 0 || (long) firstOffset + count > serverHello().ringSize()) {
+        if (firstOffset < 0 || (long) firstOffset + count > serverRing().size()) {
             throw new IllegalArgumentException(count + " bytes at ring offset " + firstOffset + " (expected: within "
-                    + serverHello().ringSize() + ')');
+                    + serverRing().size() + ')');
         }
         endpoint.buffer.put(WRITE_SOURCE, (byte) 'f');
         List<Completion> result = new ArrayList<>(count);
