@@ -17,6 +17,8 @@ package org.nettyrdma.channel.rdma;
 
 import java.net.InetAddress;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -24,13 +26,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (accepted, no {@code HELLO} yet), which {@code SO_BACKLOG} bounds with the requests waiting to be
  * accepted, and how much registered memory the connections from each source address hold, which
  * {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS} bounds (docs/decisions.md#admission).
- * Each accepted channel holds a {@link Ticket} from its acceptance to its close.
+ * Each accepted channel holds a {@link Ticket} from its acceptance to its close. A backlog full of
+ * connections that wait for their {@code HELLO} makes room for a new one by closing the oldest
+ * ({@link #evictOldest()}): peers that connect and never speak, as fast as they can, cannot keep a
+ * well-behaved client out, which says {@code HELLO} at once.
  *
  * <p>Thread-safe: the server's loop admits, the children's loops hold and release.
  */
 final class Admission {
 
     private final AtomicInteger settingUp = new AtomicInteger();
+    /** The tickets of the connections being set up, oldest first. */
+    private final ConcurrentLinkedQueue<Ticket> settingUpOrder = new ConcurrentLinkedQueue<>();
     private final ConcurrentHashMap<InetAddress, Long> heldByAddress = new ConcurrentHashMap<>();
 
     /** Returns the accepted connections that have not finished their set-up. */
@@ -51,7 +58,25 @@ final class Admission {
     /** Takes a ticket for a connection just accepted: it counts as being set up until {@link Ticket#setUpEnded()}. */
     Ticket enter() {
         settingUp.incrementAndGet();
-        return new Ticket();
+        Ticket ticket = new Ticket();
+        settingUpOrder.add(ticket);
+        return ticket;
+    }
+
+    /**
+     * Makes room in a full backlog: the oldest connection still waiting for its {@code HELLO}, of
+     * those that could be asked ({@link Ticket#evictable}), stops counting as being set up, and is
+     * asked to close.
+     *
+     * @return {@code false} if no connection could be asked
+     */
+    boolean evictOldest() {
+        for (Ticket ticket : settingUpOrder) {
+            if (ticket.evict()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Adds {@code delta} to what {@code address} holds; an address that holds nothing leaves the map. */
@@ -86,7 +111,9 @@ final class Admission {
      * bytes it holds for its source address. Used on the connection's event loop.
      */
     final class Ticket {
-        private boolean settingUp = true;
+        private final AtomicBoolean settingUp = new AtomicBoolean(true);
+        /** Closes the connection if it still waits for its {@code HELLO}; null until it may be asked. */
+        private volatile Runnable eviction;
         private InetAddress address;
         private long held;
 
@@ -138,12 +165,38 @@ final class Admission {
             }
         }
 
+        /**
+         * The connection waits for its peer's {@code HELLO} now: a full backlog may ask it to close
+         * with {@code eviction}, which runs on the server's loop and must hand the close to the
+         * connection's own.
+         */
+        void evictable(Runnable eviction) {
+            this.eviction = eviction;
+        }
+
+        /** Asks the connection to close, if it may be asked and still counts as being set up. */
+        private boolean evict() {
+            Runnable action = eviction;
+            if (action == null || !stopCounting()) {
+                return false;
+            }
+            action.run();
+            return true;
+        }
+
         /** The connection is set up (its {@code HELLO} came) or closing: it no longer counts against the backlog. */
         void setUpEnded() {
-            if (settingUp) {
-                settingUp = false;
-                Admission.this.settingUp.decrementAndGet();
+            stopCounting();
+        }
+
+        private boolean stopCounting() {
+            if (!settingUp.compareAndSet(true, false)) {
+                return false;
             }
+            Admission.this.settingUp.decrementAndGet();
+            settingUpOrder.remove(this);
+            eviction = null;
+            return true;
         }
 
         /** The connection is closed: it holds nothing any more. */

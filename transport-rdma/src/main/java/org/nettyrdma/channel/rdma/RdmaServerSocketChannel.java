@@ -203,11 +203,13 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
         @Override
         void cmEvent(CmEvent event) {
             if (event.type() == CmEvent.CONNECT_REQUEST) {
-                if (pendingRequests.size() + admission.settingUp() >= Math.max(1, config.getBacklog())) {
+                if (pendingRequests.size() + admission.settingUp() >= Math.max(1, config.getBacklog())
+                        && !admission.evictOldest()) {
                     // As a full TCP accept queue drops the SYN, but at once and with the reason: the
                     // client's connect fails instead of waiting out its timeout. An accepted
                     // connection counts until its HELLO: with AUTO_READ on, requests are accepted as
-                    // they come, and it is peers that connect and never speak that fill the backlog.
+                    // they come, and it is peers that connect and never speak that fill the backlog;
+                    // the oldest of those was closed to make room (evictOldest), unless there is none.
                     logger.debug("{}: refusing a connect request, {} wait to be accepted and {} for their HELLO"
                             + " (SO_BACKLOG)", RdmaServerSocketChannel.this, pendingRequests.size(),
                             admission.settingUp());

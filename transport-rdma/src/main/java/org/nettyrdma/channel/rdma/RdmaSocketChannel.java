@@ -30,6 +30,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.Future;
@@ -364,6 +365,10 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 int timeout = config.getHelloTimeoutMillis();
                 helloTimeoutFuture = eventLoop().schedule(() -> helloTimedOut(timeout), timeout,
                         TimeUnit.MILLISECONDS);
+                if (admission != null) {
+                    EventLoop loop = eventLoop();
+                    admission.evictable(() -> loop.execute(this::evicted));
+                }
             } catch (Throwable t) {
                 int reason;
                 if (t instanceof RegisteredMemoryBudget.LimitReachedException) {
@@ -397,6 +402,21 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 if (state() == RdmaChannelState.AWAITING_HELLO) {
                     logger.debug("{}: no HELLO from the peer within {} ms, closing", RdmaSocketChannel.this,
                             timeout);
+                    close(voidPromise());
+                }
+            });
+        }
+
+        /**
+         * Closes an accepted connection still without its peer's {@code HELLO} because a full backlog
+         * needed room for a new one ({@link Admission#evictOldest()}).
+         */
+        private void evicted() {
+            // A HELLO already in the completion queue saves it.
+            afterCompletionsSeen(() -> {
+                if (state() == RdmaChannelState.AWAITING_HELLO) {
+                    logger.debug("{}: no HELLO from the peer yet and the backlog full, closing to make room",
+                            RdmaSocketChannel.this);
                     close(voidPromise());
                 }
             });

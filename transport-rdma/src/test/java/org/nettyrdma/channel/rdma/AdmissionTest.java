@@ -20,6 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -73,6 +75,34 @@ class AdmissionTest {
         assertEquals(2, admission.settingUp());
         closed.release();
         refused.release();
+        assertEquals(0, admission.settingUp());
+    }
+
+    @Test
+    void aFullBacklogClosesTheOldestConnectionThatWaitsForItsHello() {
+        Admission admission = new Admission();
+        List<String> evicted = new ArrayList<>();
+        Admission.Ticket notYetAccepted = admission.enter();
+        Admission.Ticket oldest = admission.enter();
+        Admission.Ticket helloed = admission.enter();
+        Admission.Ticket newest = admission.enter();
+        oldest.evictable(() -> evicted.add("oldest"));
+        helloed.evictable(() -> evicted.add("helloed"));
+        newest.evictable(() -> evicted.add("newest"));
+        helloed.setUpEnded();
+        assertEquals(3, admission.settingUp());
+
+        assertTrue(admission.evictOldest());
+        assertEquals(List.of("oldest"), evicted, "the oldest that can be asked; one still being accepted cannot");
+        assertEquals(2, admission.settingUp(), "it stops counting at once");
+        oldest.release();
+        assertEquals(2, admission.settingUp(), "and its close does not count it out twice");
+
+        assertTrue(admission.evictOldest());
+        assertEquals(List.of("oldest", "newest"), evicted, "one that said HELLO is never asked");
+        assertFalse(admission.evictOldest(), "only a connection still being accepted is left");
+        assertEquals(1, admission.settingUp());
+        notYetAccepted.release();
         assertEquals(0, admission.settingUp());
     }
 }
