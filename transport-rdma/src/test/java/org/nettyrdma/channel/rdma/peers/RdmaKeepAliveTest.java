@@ -38,6 +38,7 @@ import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.channel.rdma.internal.HelloMessage;
+import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.verbs.RawRdmaClient;
 import org.nettyrdma.testkit.Await;
@@ -145,6 +146,12 @@ class RdmaKeepAliveTest {
             if (ring) {
                 // Opened unasked: the server probes into it from then on.
                 raw.send(raw.ringOffer(1));
+                // The HELLO and the RING used half the server's share of four slots: it returns them in a
+                // CREDIT, which must be out before the peer vanishes, or its failure, not a probe, finds it.
+                MessageHeader credit = new MessageHeader();
+                byte[] message = raw.awaitMessage();
+                credit.decode(Unpooled.wrappedBuffer(message), 0, message.length);
+                assertEquals(RdmaProtocol.TYPE_CREDIT, credit.type(), "the server's answer to the RING");
             }
             // The server posts its HELLO before its loop marks the child active: the peer may
             // hold the HELLO a moment before the child is up.
