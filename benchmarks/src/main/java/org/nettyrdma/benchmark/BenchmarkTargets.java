@@ -100,7 +100,7 @@ final class BenchmarkTargets {
 
     /**
      * 64 B against ib_send_lat's round trip; ib_send_lat busy-polls its CQ, so the like-for-like figure is
-     * the busy-polling transport's, where measured, with the floor that waits as it does beside it.
+     * the busy-polling transport's, where measured, with the floor that polls or waits as it does beside it.
      */
     private void latency() {
         String transport = run.readings(RDMA_BUSYPOLL, TARGET_LATENCY_SIZE, "rtt_p50_us").rounds() > 0
