@@ -32,10 +32,11 @@ import org.nettyrdma.example.ExampleOptions;
 
 /**
  * What the floor benchmarks ({@link VerbsPingPong}, {@link VerbsWriteStream}) share: their options and
- * {@code main}, the name their figures go by, the watchdog's deadline, and the table they print. A
- * subclass measures one size on a connection of its own and formats its row; this class runs the sizes
- * one after the other, so that both programs print the same {@code bench-env} line and the same error
- * rows for {@link BenchmarkReport}. Used by one thread at a time.
+ * {@code main}, the name their figures go by, the watchdog's deadlines, and the table they print. A
+ * subclass warms up or measures one size on a connection of its own and formats its row; this class runs
+ * the warm-up of every size, then each measured round ({@link MeasuredRounds}) of every size, so that both
+ * programs print the same {@code bench-env}, {@code bench-ready} and {@code bench-round-end} lines and the
+ * same error rows for {@link BenchmarkReport}. Used by one thread at a time.
  */
 abstract class AbstractVerbsBenchmark {
 
@@ -52,6 +53,11 @@ abstract class AbstractVerbsBenchmark {
     protected final boolean waitForEvents;
     /** The length of one warm-up round ({@link JitWarmUp}) per size. */
     protected final long warmupNanos;
+    /**
+     * How long a measured round's new connection runs before its window: its first moments are not
+     * measured, as in {@link TransportBenchmark}.
+     */
+    protected final long settleNanos;
     /** The length of the measured window per size. */
     protected final long measureNanos;
 
@@ -70,6 +76,7 @@ abstract class AbstractVerbsBenchmark {
         this.waitForEvents = waitForEvents;
         this.warmupNanos = (long) (warmupSeconds * 1e9);
         this.measureNanos = (long) (measureSeconds * 1e9);
+        this.settleNanos = Math.min(TimeUnit.SECONDS.toNanos(1), warmupNanos);
     }
 
     /** A subclass's public constructor, which {@link #main} calls with the options it parsed. */
@@ -81,18 +88,20 @@ abstract class AbstractVerbsBenchmark {
 
     /**
      * The {@code main} of the program named {@code program}: parses {@code args}, runs the benchmark
-     * {@code factory} makes under a watchdog, prints one {@link Result#toLine()} per size, and exits with
-     * status 1 if a size failed, 2 on a bad argument, 3 if the deadline passed.
+     * {@code factory} makes under a watchdog, and exits with status 1 if a size failed, 2 on a bad argument,
+     * 3 if a deadline passed.
      */
     static void main(String program, String[] args, Factory factory) throws Exception {
         String usage = "usage: " + program + " [--host ADDRESS] [--sizes 64,4k,64k] "
-                + "[--wait busypoll|events] [--warmup SECONDS, default 3] [--time SECONDS, default 3]";
+                + "[--wait busypoll|events] [--warmup SECONDS, default 3] [--time SECONDS, default 3] "
+                + MeasuredRounds.USAGE;
         ExampleOptions options = ExampleOptions.parse(usage, args);
         String host = options.host();
         int[] sizes = options.integers("sizes", DEFAULT_SIZES);
         String wait = options.string("wait", "busypoll");
         double warmup = options.seconds("warmup", 3);
         double time = options.seconds("time", 3);
+        String rounds = options.string("rounds", "1");
         options.checkAllRead();
         if (!"busypoll".equals(wait) && !"events".equals(wait)) {
             System.err.println("--wait: " + wait + " (expected: busypoll or events)\n" + usage);
@@ -102,11 +111,8 @@ abstract class AbstractVerbsBenchmark {
         NativeLibrary.ensureLoaded();
         AbstractVerbsBenchmark benchmark = factory.create(InetAddress.getByName(host), sizes, "events".equals(wait),
                 warmup, time);
-        TransportBenchmark.startWatchdog(benchmark.name(), benchmark.deadlineSeconds());
-        List<Result> results = benchmark.run(System.out);
-        for (Result result : results) {
-            System.out.println(result.toLine());
-        }
+        List<Result> results = benchmark.run(System.out, MeasuredRounds.parse(rounds, System.in),
+                Watchdog.of(benchmark.name()));
         // exit(), not a return: a peer's thread stuck in a verb must not keep the program alive.
         System.exit(results.stream().anyMatch(result -> result.error() != null) ? 1 : 0);
     }
@@ -121,32 +127,75 @@ abstract class AbstractVerbsBenchmark {
         return waitForEvents ? "wait on the completion channel" : "busy-poll their CQ";
     }
 
-    /** Returns the seconds after which a run must have finished, whatever went wrong in it. */
-    long deadlineSeconds() {
-        long running = TimeUnit.NANOSECONDS.toSeconds(JitWarmUp.MAX_ROUNDS * warmupNanos + measureNanos)
-                + JitWarmUp.MAX_ROUNDS + 2;
-        return 60 + sizes.length * (running + 4 * TIMEOUT_SECONDS);
+    /** Returns the seconds after which the warm-up of every size must have finished. */
+    long warmUpDeadlineSeconds() {
+        long warmingUp = TimeUnit.NANOSECONDS.toSeconds(JitWarmUp.MAX_ROUNDS * warmupNanos) + JitWarmUp.MAX_ROUNDS;
+        return 60 + sizes.length * (warmingUp + 4 * TIMEOUT_SECONDS);
     }
 
-    /** Runs every size, printing a table row as each finishes, and returns the results. */
-    public final List<Result> run(PrintStream out) throws InterruptedException {
+    /** Returns the seconds after which a measured round of every size must have finished. */
+    long roundDeadlineSeconds() {
+        long measuring = TimeUnit.NANOSECONDS.toSeconds(settleNanos + measureNanos) + 2;
+        return 60 + sizes.length * (measuring + 4 * TIMEOUT_SECONDS);
+    }
+
+    /**
+     * Warms every size up, then measures every size for each of {@code rounds}, printing a table row as
+     * each size finishes and each round's lines at its end, and returns the results of every round.
+     * {@code watchdog} is armed for the warm-up and for each round, and disarmed while the next round is
+     * awaited.
+     *
+     * @throws IOException if {@code rounds} cannot be read
+     */
+    public final List<Result> run(PrintStream out, MeasuredRounds rounds, Watchdog watchdog)
+            throws IOException, InterruptedException {
         out.println(String.format(Locale.ROOT, "bench-env transport=%s host=%s java=%s cpus=%d sizes=%s"
                         + " warmup_s=%.1f time_s=%.1f", name(), host.getHostAddress(),
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
                 Arrays.stream(sizes).mapToObj(Integer::toString).collect(Collectors.joining(",")),
                 warmupNanos / 1e9, measureNanos / 1e9));
         printTitle(out);
-        out.printf(Locale.ROOT, "per size: warm-up rounds of %.1f s until the JIT compiler is quiet (at most %d), not"
-                + " counted, then %.1f s measured%n", warmupNanos / 1e9, JitWarmUp.MAX_ROUNDS, measureNanos / 1e9);
+        watchdog.arm(warmUpDeadlineSeconds(), 0);
+        long warmUpStart = System.nanoTime();
+        out.printf(Locale.ROOT, "warm-up: every size on a connection of its own, rounds of %.1f s until the JIT"
+                + " compiler is quiet (at most %d), not counted%n", warmupNanos / 1e9, JitWarmUp.MAX_ROUNDS);
+        for (int size : sizes) {
+            Result warmUp = runOrFail(size, true, out);
+            if (warmUp.error() != null) {
+                out.println("  warm-up, " + size + " B: " + warmUp.error());
+            }
+        }
+        out.printf(Locale.ROOT, "bench-ready transport=%s seconds=%.1f%n", name(),
+                (System.nanoTime() - warmUpStart) / 1e9);
+        watchdog.disarm();
+        List<Result> results = new ArrayList<>();
+        for (int round; (round = rounds.next()) > 0; ) {
+            watchdog.arm(roundDeadlineSeconds(), round);
+            results.addAll(measuredRound(round, out));
+            watchdog.disarm();
+        }
+        return results;
+    }
+
+    /** Measures every size on a new connection and prints the round's lines, marked with {@code round}. */
+    private List<Result> measuredRound(int round, PrintStream out) throws InterruptedException {
+        long start = System.nanoTime();
+        out.printf(Locale.ROOT, "measured round %d: every size on a new connection, %.1f s settling, %.1f s"
+                + " measured%n", round, settleNanos / 1e9, measureNanos / 1e9);
         printColumns(out);
         List<Result> results = new ArrayList<>();
         for (int size : sizes) {
-            Result result = measureOrFail(size, out);
+            Result result = runOrFail(size, false, out);
             results.add(result);
             // A failed size has an error and no figures, a measured one figures and no error.
             out.println(result.error() != null ? String.format("%8d | error: %s", size, result.error())
                     : row(size, result));
         }
+        for (Result result : results) {
+            out.println(result.toLine(round));
+        }
+        out.printf(Locale.ROOT, "bench-round-end transport=%s round=%d seconds=%.1f%n", name(), round,
+                (System.nanoTime() - start) / 1e9);
         return results;
     }
 
@@ -202,17 +251,22 @@ abstract class AbstractVerbsBenchmark {
     /** Prints the table's column headings. */
     abstract void printColumns(PrintStream out);
 
-    /** Measures one size on a connection of its own; a failure is a result with an error. */
-    private Result measureOrFail(int size, PrintStream out) throws InterruptedException {
+    /** Warms up or measures one size on a connection of its own; a failure is a result with an error. */
+    private Result runOrFail(int size, boolean warmUp, PrintStream out) throws InterruptedException {
         try {
-            return measure(size, out);
+            return measure(size, warmUp, out);
         } catch (IOException | RuntimeException e) {
             return new Result(name(), size, null, null, TransportBenchmark.describe(e));
         }
     }
 
-    /** Measures one size on a connection of its own (see {@link #connection}) and returns its figures. */
-    abstract Result measure(int size, PrintStream out) throws IOException, InterruptedException;
+    /**
+     * On a connection of its own (see {@link #connection}): with {@code warmUp}, runs warm-up rounds of
+     * {@link #warmupNanos} until the JIT compiler is quiet ({@link JitWarmUp}) and returns a result without
+     * figures; else runs for {@link #settleNanos}, then measures for {@link #measureNanos} and returns the
+     * figures.
+     */
+    abstract Result measure(int size, boolean warmUp, PrintStream out) throws IOException, InterruptedException;
 
     /** Returns the table row of {@code result}, which has figures. */
     abstract String row(int size, Result result);

@@ -154,7 +154,7 @@ public final class IsolationCost {
             return;
         }
         NativeLibrary.ensureLoaded();
-        TransportBenchmark.startWatchdog("isolation-cost", benchmark.deadlineSeconds());
+        Watchdog.start("isolation-cost", benchmark.deadlineSeconds());
         int status = 0;
         try {
             benchmark.run(System.out);

@@ -71,7 +71,18 @@ public record Result(String transport, int size, Stream stream, RoundTrip roundT
      * its value has spaces: {@code bench transport=rdma size=64 MBps=12.30 ... rtt_p50_us=41.2 ...}.
      */
     public String toLine() {
+        return toLine(0);
+    }
+
+    /**
+     * Returns {@link #toLine()} with the measured round it belongs to after the size,
+     * {@code bench transport=rdma size=64 round=2 ...}, or without one for {@code round} 0.
+     */
+    public String toLine(int round) {
         StringBuilder line = new StringBuilder("bench transport=").append(transport).append(" size=").append(size);
+        if (round > 0) {
+            line.append(" round=").append(round);
+        }
         if (stream != null) {
             line.append(format(" MBps=%.2f messages=%d cpu_ms_per_MB=%.1f alloc_B_per_msg=%.1f",
                     stream.mibPerSecond, stream.messages, stream.cpuMillisPerMib, stream.allocatedBytesPerMessage));

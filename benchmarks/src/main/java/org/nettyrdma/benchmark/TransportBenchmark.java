@@ -67,13 +67,16 @@ import org.nettyrdma.example.Transport;
  *
  * <p>Warm-up rounds run every phase of every size first, for {@code --warmup} seconds each, and are not
  * counted. They repeat until the JIT compiler was nearly idle through one ({@link JitWarmUp}): it needs
- * tens of seconds under an emulator. Then the measured pass runs every phase again on new connections,
- * each after one settling second, for {@code --time} seconds.
+ * tens of seconds under an emulator. Then each measured pass runs every phase again on new connections,
+ * each after one settling second, for {@code --time} seconds, and an idle connection's loops for 10 s.
+ * {@code --rounds} says how many passes follow the one warm-up, or that each waits for its line on
+ * standard input ({@link MeasuredRounds}), as {@code scripts/demo} runs it.
  *
  * <p>Every wait is bounded: a connection that stops moving is reported as an error for that size, and
- * {@link #main} gives up at a deadline. Prints a table, then one {@code bench ...} line per size
- * ({@link Result#toLine()}) for scripts. {@code scripts/demo} runs it in the rxe VM next to perftest;
- * {@code docs/benchmark.md} explains the figures.
+ * a {@link Watchdog} halts the program when the warm-up or a pass outlives its deadline. Each pass
+ * prints a table, then one {@code bench ... round=N ...} line per size ({@link Result#toLine(int)}) for
+ * scripts, and {@code bench-round-end}; the warm-up ends with {@code bench-ready}. {@code scripts/demo}
+ * runs it in the rxe VM next to perftest; {@code docs/benchmark.md} explains the figures.
  *
  * <pre>
  * java ... org.nettyrdma.benchmark.TransportBenchmark --transport rdma --host 10.77.0.1 --sizes 64,4k,64k
@@ -84,7 +87,8 @@ public final class TransportBenchmark {
     private static final String USAGE = "usage: TransportBenchmark [--transport rdma|rdma-nopoll|rdma-busypoll|nio|epoll] "
             + "[--host ADDRESS] [--sizes 64,4k,64k] [--warmup SECONDS per phase, default 3] "
             + "[--time SECONDS per phase, default 3] [--receive copy|in-place, default copy: over RDMA, "
-            + "whether ring data is handed up where it landed (RdmaChannelOption.RECEIVE_IN_PLACE)]";
+            + "whether ring data is handed up where it landed (RdmaChannelOption.RECEIVE_IN_PLACE)] "
+            + MeasuredRounds.USAGE;
     private static final int[] DEFAULT_SIZES = {64, 4096, 65536};
     /** Connecting, closing, a task on a loop: what takes longer is stuck. */
     private static final long TIMEOUT_SECONDS = 20;
@@ -140,6 +144,7 @@ public final class TransportBenchmark {
         if (!receive.equals("copy") && !receive.equals("in-place")) {
             throw new IllegalArgumentException("--receive: " + receive + " (expected: copy or in-place)\n" + USAGE);
         }
+        MeasuredRounds rounds = MeasuredRounds.parse(options.string("rounds", "1"), System.in);
         options.checkAllRead();
 
         if (System.getProperty("io.netty.leakDetection.level") == null) {
@@ -148,11 +153,7 @@ public final class TransportBenchmark {
         }
         TransportBenchmark benchmark = new TransportBenchmark(transport, resolve(host), sizes, warmup, time)
                 .receiveInPlace(receive.equals("in-place"));
-        startWatchdog(transport.displayName(), benchmark.deadlineSeconds());
-        List<Result> results = benchmark.run(System.out);
-        for (Result result : results) {
-            System.out.println(result.toLine());
-        }
+        List<Result> results = benchmark.run(System.out, rounds, Watchdog.of(transport.displayName()));
         if (transport == Transport.RDMA) {
             System.out.println("bench-end transport=rdma registered_B_after_shutdown=" + RegisteredBuffer.liveBytes());
         }
@@ -164,12 +165,19 @@ public final class TransportBenchmark {
         return InetAddress.getByName(host);
     }
 
-    /** Returns the seconds after which a run must have finished, whatever went wrong in it. */
-    long deadlineSeconds() {
+    /** Returns the seconds after which the warm-up must have finished, whatever went wrong in it. */
+    long warmUpDeadlineSeconds() {
         long phases = 2L * sizes.length;
         long warmingUp = JitWarmUp.MAX_ROUNDS * (TimeUnit.NANOSECONDS.toSeconds(warmupNanos) + 2);
+        return 60 + phases * (warmingUp + 3 * TIMEOUT_SECONDS);
+    }
+
+    /** Returns the seconds after which a measured pass, its idle phase included, must have finished. */
+    long roundDeadlineSeconds() {
+        long phases = 2L * sizes.length;
         long measuring = TimeUnit.NANOSECONDS.toSeconds(settleNanos() + measureNanos) + 2;
-        return 60 + phases * (warmingUp + measuring + 3 * TIMEOUT_SECONDS);
+        long idling = TimeUnit.NANOSECONDS.toSeconds(IDLE_NANOS) + 2 + 2 * TIMEOUT_SECONDS;
+        return 60 + phases * (measuring + 3 * TIMEOUT_SECONDS) + idling;
     }
 
     private long settleNanos() {
@@ -177,33 +185,17 @@ public final class TransportBenchmark {
     }
 
     /**
-     * Starts a daemon thread that prints a {@code bench} line with an error for {@code transport} and halts
-     * the JVM with status 3 after {@code seconds}: a benchmark that hangs must still end, and say so.
-     */
-    static void startWatchdog(String transport, long seconds) {
-        Thread watchdog = new Thread(() -> {
-            try {
-                Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
-            } catch (InterruptedException e) {
-                return;
-            }
-            System.out.println("bench transport=" + transport + " error=watchdog: no result after "
-                    + seconds + " s");
-            System.out.flush();
-            Runtime.getRuntime().halt(3);
-        }, "benchmark-watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
-    }
-
-    /**
-     * Runs every size, printing a table row as each finishes, and returns the results. A failed phase is
-     * a result with an error, not an exception.
+     * Warms up, then runs a measured pass of every size for each of {@code rounds}, printing a table row as
+     * each size finishes and each pass's lines at its end, and returns the results of every pass. A failed
+     * phase is a result with an error, not an exception. {@code watchdog} is armed for the warm-up and for
+     * each pass, and disarmed while the next round is awaited.
      *
-     * @throws Exception if the servers cannot be started
+     * @throws Exception if the servers cannot be started, or {@code rounds} cannot be read
      */
-    public List<Result> run(PrintStream out) throws Exception {
+    public List<Result> run(PrintStream out, MeasuredRounds rounds, Watchdog watchdog) throws Exception {
         out.println(environmentLine());
+        watchdog.arm(warmUpDeadlineSeconds(), 0);
+        long warmUpStart = System.nanoTime();
         EventLoopGroup serverGroup = transport.newEventLoopGroup(1);
         EventLoopGroup clientGroup = transport.newEventLoopGroup(1);
         try {
@@ -212,7 +204,7 @@ public final class TransportBenchmark {
                     transport.displayName(), host.getHostAddress());
             out.printf(Locale.ROOT, "warm-up: every phase of every size for %.1f s, in rounds until the JIT compiler"
                     + " is quiet (at most %d), not counted%n", warmupNanos / 1e9, JitWarmUp.MAX_ROUNDS);
-            JitWarmUp.untilQuiet(() -> {
+            int warmUpRounds = JitWarmUp.untilQuiet(() -> {
                 for (int size : sizes) {
                     Result warmup = rig.measure(size, warmupNanos, 0);
                     if (warmup.error() != null) {
@@ -220,23 +212,47 @@ public final class TransportBenchmark {
                     }
                 }
             }, out);
-            out.printf(Locale.ROOT, "measured pass: every phase of every size on a new connection, %.1f s settling, "
-                    + "%.1f s measured%n", settleNanos() / 1e9, measureNanos / 1e9);
-            out.printf("%8s | %9s %9s %11s | %8s %8s %8s %9s %10s | %s%n", "bytes", "MB/s", "CPU ms/MB",
-                    "alloc B/msg", "p50 us", "p99 us", "p99.9 us", "CPU us/rt", "alloc B/rt", "registered/channel");
+            out.printf(Locale.ROOT, "bench-ready transport=%s warmup_rounds=%d seconds=%.1f%n", transport.displayName(),
+                    warmUpRounds, (System.nanoTime() - warmUpStart) / 1e9);
+            watchdog.disarm();
             List<Result> results = new ArrayList<>();
-            for (int size : sizes) {
-                Result result = rig.measure(size, settleNanos(), measureNanos);
-                results.add(result);
-                out.println(row(result));
+            for (int round; (round = rounds.next()) > 0; ) {
+                watchdog.arm(roundDeadlineSeconds(), round);
+                results.addAll(measuredPass(rig, round, out));
+                watchdog.disarm();
             }
-            out.println(rig.idle(IDLE_NANOS));
             rig.close();
             return results;
         } finally {
             shutDown(serverGroup);
             shutDown(clientGroup);
         }
+    }
+
+    /**
+     * Runs every phase of every size on new connections, then the idle phase, and prints the pass's
+     * {@code bench}, {@code bench-idle} and {@code bench-round-end} lines, all of them marked with
+     * {@code round}; returns the results.
+     */
+    private List<Result> measuredPass(Rig rig, int round, PrintStream out) throws InterruptedException {
+        long start = System.nanoTime();
+        out.printf(Locale.ROOT, "measured pass, round %d: every phase of every size on a new connection, %.1f s"
+                + " settling, %.1f s measured%n", round, settleNanos() / 1e9, measureNanos / 1e9);
+        out.printf("%8s | %9s %9s %11s | %8s %8s %8s %9s %10s | %s%n", "bytes", "MB/s", "CPU ms/MB",
+                "alloc B/msg", "p50 us", "p99 us", "p99.9 us", "CPU us/rt", "alloc B/rt", "registered/channel");
+        List<Result> results = new ArrayList<>();
+        for (int size : sizes) {
+            Result result = rig.measure(size, settleNanos(), measureNanos);
+            results.add(result);
+            out.println(row(result));
+        }
+        out.println(rig.idle(IDLE_NANOS, round));
+        for (Result result : results) {
+            out.println(result.toLine(round));
+        }
+        out.printf(Locale.ROOT, "bench-round-end transport=%s round=%d seconds=%.1f%n", transport.displayName(), round,
+                (System.nanoTime() - start) / 1e9);
+        return results;
     }
 
     private String environmentLine() {
@@ -373,10 +389,10 @@ public final class TransportBenchmark {
         }
 
         /**
-         * Returns the {@code bench-idle} line: the CPU the two event loops used, each as a share of a
-         * core, while a connection that has just echoed for a second sits idle for {@code idleNanos}.
+         * Returns the {@code bench-idle} line of {@code round}: the CPU the two event loops used, each as a
+         * share of a core, while a connection that has just echoed for a second sits idle for {@code idleNanos}.
          */
-        String idle(long idleNanos) throws InterruptedException {
+        String idle(long idleNanos, int round) throws InterruptedException {
             echoes.clear();
             PingPong pingPong = new PingPong(IDLE_MESSAGE);
             Channel client = null;
@@ -398,14 +414,15 @@ public final class TransportBenchmark {
                 double share = (end.loopCpuNanos() - start.loopCpuNanos()) / (end.secondsSince(start) * 1e9)
                         / meter.threads();
                 close(client, echo.channel());
-                return String.format(Locale.ROOT, "bench-idle transport=%s seconds=%.1f loops=%d loop_cpu_pct=%.3f",
-                        transport.displayName(), end.secondsSince(start), meter.threads(), 100 * share);
+                return String.format(Locale.ROOT, "bench-idle transport=%s round=%d seconds=%.1f loops=%d"
+                        + " loop_cpu_pct=%.3f", transport.displayName(), round, end.secondsSince(start), meter.threads(),
+                        100 * share);
             } catch (IOException | InterruptedException | ExecutionException | TimeoutException
                      | RuntimeException e) {
                 if (client != null) {
                     closeQuietly(client, echo == null ? null : echo.channel());
                 }
-                return "bench-idle transport=" + transport.displayName() + " error=" + e;
+                return "bench-idle transport=" + transport.displayName() + " round=" + round + " error=" + e;
             }
         }
 

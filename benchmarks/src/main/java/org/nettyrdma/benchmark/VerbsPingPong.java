@@ -35,12 +35,14 @@ import org.HdrHistogram.Histogram;
  * {@code --wait events} both arm the CQ and sleep on its completion channel when it is empty, as the
  * {@code rdma} transport's event loop does.
  *
- * <p>For every size, on a connection of its own: {@code --warmup} seconds of round trips not counted (the
- * JIT compiler's time), then {@code --time} seconds measured. The round trip is timed as
- * {@link PingPong} times it: from before the Send is posted until its answer's completion is polled.
- * Prints a table, then one {@code bench transport=java-verbs ...} line per size ({@link Result#toLine()},
- * round-trip fields only) for {@link BenchmarkReport}. {@code scripts/demo} runs it in the rxe VM after
- * perftest; {@code docs/benchmark.md} reads the figures.
+ * <p>For every size, on a connection of its own: rounds of {@code --warmup} seconds of round trips not
+ * counted, until the JIT compiler is quiet ({@link JitWarmUp}). Then, for each measured round
+ * ({@code --rounds}), every size on a new connection: one settling second, then {@code --time} seconds
+ * measured. The round trip is timed as {@link PingPong} times it: from before the Send is posted until its
+ * answer's completion is polled. Each round prints a table, then one
+ * {@code bench transport=java-verbs ... round=N ...} line per size ({@link Result#toLine(int)}, round-trip
+ * fields only) for {@link BenchmarkReport}. {@code scripts/demo} runs it in the rxe VM in rounds with the
+ * transports; {@code docs/benchmark.md} reads the figures.
  *
  * <pre>
  * java ... org.nettyrdma.benchmark.VerbsPingPong --host 10.77.0.1 --sizes 64 --warmup 4 --time 4
@@ -91,27 +93,36 @@ public final class VerbsPingPong extends AbstractVerbsBenchmark {
     }
 
     @Override
-    Result measure(int size, PrintStream out) throws IOException, InterruptedException {
+    Result measure(int size, boolean warmUp, PrintStream out) throws IOException, InterruptedException {
         Result.RoundTrip figures = connection(listener -> new VerbsEcho(listener, size, waitForEvents),
-                "verbs-echo", "server end", (server, echo, echoThread) -> clientEnd(server, echoThread, size, out));
+                "verbs-echo", "server end",
+                (server, echo, echoThread) -> clientEnd(server, echoThread, size, warmUp, out));
         return new Result(name(), size, null, figures, null);
     }
 
     /** Connects the client end to {@code server}, ping-pongs, and stops the server end. */
-    private Result.RoundTrip clientEnd(InetSocketAddress server, Thread echoThread, int size, PrintStream out)
-            throws IOException {
+    private Result.RoundTrip clientEnd(InetSocketAddress server, Thread echoThread, int size, boolean warmUp,
+                                       PrintStream out) throws IOException {
         try (VerbsPeer client = VerbsPeer.connect(server, size, waitForEvents)) {
-            Result.RoundTrip figures = pingPong(client, echoThread, out);
+            Result.RoundTrip figures = pingPong(client, echoThread, warmUp, out);
             stop(client);
             return figures;
         }
     }
 
-    /** Warms up, then measures: returns the measured window's figures. */
-    private Result.RoundTrip pingPong(VerbsPeer client, Thread server, PrintStream out) throws IOException {
+    /**
+     * With {@code warmUp}, warms up and returns {@code null}; else settles, then measures, and returns the
+     * measured window's figures.
+     */
+    private Result.RoundTrip pingPong(VerbsPeer client, Thread server, boolean warmUp, PrintStream out)
+            throws IOException {
         Histogram histogram = new Histogram(HIGHEST_NANOS, 3);
-        // The same rule as the transports' warm-up, though this loop needs far less compiling.
-        JitWarmUp.untilQuiet(() -> roundTrips(client, warmupNanos, histogram), out);
+        if (warmUp) {
+            // The same rule as the transports' warm-up, though this loop needs far less compiling.
+            JitWarmUp.untilQuiet(() -> roundTrips(client, warmupNanos, histogram), out);
+            return null;
+        }
+        roundTrips(client, settleNanos, histogram);
         histogram.reset();
         LoopMeter meter = LoopMeter.of(Thread.currentThread(), server);
         LoopMeter.Sample start = meter.sample(0);

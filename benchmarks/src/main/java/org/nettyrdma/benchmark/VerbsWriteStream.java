@@ -35,12 +35,14 @@ import java.util.Locale;
  * {@code rdma} transport's event loop does.
  *
  * <p>For every size, on a connection of its own: {@code --warmup} seconds of writes not counted (in rounds
- * until the JIT compiler is quiet, {@link JitWarmUp}), then {@code --time} seconds measured, the stream
+ * until the JIT compiler is quiet, {@link JitWarmUp}). Then, for each measured round ({@code --rounds}),
+ * every size on a new connection: one settling second, then {@code --time} seconds measured, the stream
  * running on throughout. Throughput counts the bytes that arrived at the receiving end, in MB (2^20
- * bytes) per second, and CPU time is the whole process's, as {@link TransportBenchmark} counts them. Prints
- * a table, then one {@code bench transport=java-verbs ...} line per size ({@link Result#toLine()}, stream
- * fields only) for {@link BenchmarkReport}, which puts it next to {@link VerbsPingPong}'s round trip of the
- * same name. {@code scripts/demo} runs it in the rxe VM after perftest.
+ * bytes) per second, and CPU time is the whole process's, as {@link TransportBenchmark} counts them. Each
+ * round prints a table, then one {@code bench transport=java-verbs ... round=N ...} line per size
+ * ({@link Result#toLine(int)}, stream fields only) for {@link BenchmarkReport}, which puts it next to
+ * {@link VerbsPingPong}'s round trip of the same name and round. {@code scripts/demo} runs it in the rxe
+ * VM in rounds with the transports.
  *
  * <pre>
  * java ... org.nettyrdma.benchmark.VerbsWriteStream --host 10.77.0.1 --sizes 64k --warmup 4 --time 4
@@ -87,27 +89,34 @@ public final class VerbsWriteStream extends AbstractVerbsBenchmark {
     }
 
     @Override
-    Result measure(int size, PrintStream out) throws IOException, InterruptedException {
+    Result measure(int size, boolean warmUp, PrintStream out) throws IOException, InterruptedException {
         Result.Stream figures = connection(listener -> new VerbsWriteSink(listener, size, waitForEvents),
                 "verbs-write-sink", "receiving end", (server, sink, sinkThread) -> writingEnd(server, sink,
-                        sinkThread, size, out));
+                        sinkThread, size, warmUp, out));
         return new Result(name(), size, figures, null, null);
     }
 
     /** Connects the writing end to {@code server}, streams, and stops the receiving end. */
     private Result.Stream writingEnd(InetSocketAddress server, VerbsWriteSink sink, Thread sinkThread, int size,
-                                     PrintStream out) throws IOException {
+                                     boolean warmUp, PrintStream out) throws IOException {
         try (VerbsWriter writer = VerbsWriter.connect(server, size, waitForEvents)) {
-            Result.Stream figures = stream(writer, sink, sinkThread, size, out);
+            Result.Stream figures = stream(writer, sink, sinkThread, size, warmUp, out);
             writer.stop();
             return figures;
         }
     }
 
-    /** Warms up, then measures: returns the measured window's figures. */
-    private Result.Stream stream(VerbsWriter writer, VerbsWriteSink sink, Thread receiver, int size, PrintStream out)
-            throws IOException {
-        JitWarmUp.untilQuiet(() -> writer.stream(warmupNanos), out);
+    /**
+     * With {@code warmUp}, warms up and returns {@code null}; else settles, then measures, and returns the
+     * measured window's figures.
+     */
+    private Result.Stream stream(VerbsWriter writer, VerbsWriteSink sink, Thread receiver, int size, boolean warmUp,
+                                 PrintStream out) throws IOException {
+        if (warmUp) {
+            JitWarmUp.untilQuiet(() -> writer.stream(warmupNanos), out);
+            return null;
+        }
+        writer.stream(settleNanos);
         LoopMeter meter = LoopMeter.of(Thread.currentThread(), receiver);
         long stallsAtStart = writer.creditStalls();
         LoopMeter.Sample start = meter.sample(sink.bytes());

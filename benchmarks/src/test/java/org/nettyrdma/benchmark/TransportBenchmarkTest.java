@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.io.StringReader;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -33,11 +34,13 @@ import org.nettyrdma.example.Transport;
 class TransportBenchmarkTest {
 
     @Test
-    void measuresEverySizeAndPrintsALinePerSize() throws Exception {
+    void measuresEverySizeInTheRoundItIsGivenAndPrintsALinePerSize() throws Exception {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         TransportBenchmark benchmark = new TransportBenchmark(Transport.NIO, InetAddress.getLoopbackAddress(),
                 new int[] {64, 65536}, 0.2, 0.3);
-        List<Result> results = benchmark.run(new PrintStream(printed, true, StandardCharsets.UTF_8));
+        // One round, numbered as scripts/demo numbers it: each round's idle phase takes 10 s.
+        List<Result> results = benchmark.run(new PrintStream(printed, true, StandardCharsets.UTF_8),
+                MeasuredRounds.fromLines(new StringReader("round 3\n")), Watchdog.of("nio"));
 
         assertEquals(2, results.size());
         for (Result result : results) {
@@ -56,6 +59,15 @@ class TransportBenchmarkTest {
         String table = printed.toString(StandardCharsets.UTF_8);
         assertTrue(table.startsWith("bench-env transport=nio host=127.0.0.1 "), table);
         assertTrue(table.contains("\n   65536 | "), table);
+        // The warm-up ends before the round starts; the round's lines carry its number, the end marker last.
+        int ready = table.indexOf("\nbench-ready transport=nio warmup_rounds=");
+        int round = table.indexOf("\nmeasured pass, round 3:");
+        assertTrue(ready > 0 && round > ready, table);
+        assertTrue(table.contains("\nbench-idle transport=nio round=3 seconds="), table);
+        assertTrue(table.contains("\nbench transport=nio size=64 round=3 MBps="), table);
+        assertTrue(table.contains("\nbench transport=nio size=65536 round=3 MBps="), table);
+        String last = table.strip().substring(table.strip().lastIndexOf('\n') + 1);
+        assertTrue(last.startsWith("bench-round-end transport=nio round=3 seconds="), table);
     }
 
     @Test
@@ -79,9 +91,21 @@ class TransportBenchmarkTest {
     }
 
     @Test
-    void theDeadlineCoversEveryPhaseOfEverySize() {
+    void theDeadlinesCoverEveryPhaseOfEverySize() {
         TransportBenchmark benchmark = new TransportBenchmark(Transport.NIO, InetAddress.getLoopbackAddress(),
                 new int[] {64, 4096, 65536}, 2, 3);
-        assertTrue(benchmark.deadlineSeconds() > 3 * 2 * (2 + 3), String.valueOf(benchmark.deadlineSeconds()));
+        // Every warm-up round of both phases of every size.
+        assertTrue(benchmark.warmUpDeadlineSeconds() > 3 * 2 * JitWarmUp.MAX_ROUNDS * 2,
+                String.valueOf(benchmark.warmUpDeadlineSeconds()));
+        // A settling second and the measured time of both phases of every size, and the 10 s idle phase.
+        assertTrue(benchmark.roundDeadlineSeconds() > 3 * 2 * (1 + 3) + 10,
+                String.valueOf(benchmark.roundDeadlineSeconds()));
+    }
+
+    @Test
+    void aRoundLineCarriesItsNumberBeforeTheError() {
+        Result failed = new Result("rdma", 64, null, null, "stream: the connection closed");
+        assertEquals("bench transport=rdma size=64 round=2 error=stream: the connection closed", failed.toLine(2));
+        assertEquals("bench transport=rdma size=64 error=stream: the connection closed", failed.toLine());
     }
 }

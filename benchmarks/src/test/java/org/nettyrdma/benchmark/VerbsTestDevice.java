@@ -17,6 +17,7 @@ package org.nettyrdma.benchmark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -43,9 +44,9 @@ final class VerbsTestDevice {
     }
 
     /**
-     * Runs the benchmark {@code factory} makes for 64 B and 64 KiB, half a second of warm-up and half a
-     * second measured each, and returns its results once each has been checked to have no error and the
-     * floor's name.
+     * Runs the benchmark {@code factory} makes for 64 B and 64 KiB, half a second of warm-up and two
+     * measured rounds of half a second each, and returns its results once each has been checked to have no
+     * error and the floor's name, and each round to have printed its lines.
      */
     static List<Result> run(AbstractVerbsBenchmark.Factory factory, boolean waitForEvents) throws Exception {
         String address = System.getenv("RDMA_TEST_ADDRESS");
@@ -54,12 +55,21 @@ final class VerbsTestDevice {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         AbstractVerbsBenchmark benchmark = factory.create(InetAddress.getByName(address), new int[] {64, 65536},
                 waitForEvents, 0.5, 0.5);
-        List<Result> results = benchmark.run(new PrintStream(printed, true, StandardCharsets.UTF_8));
+        List<Result> results = benchmark.run(new PrintStream(printed, true, StandardCharsets.UTF_8),
+                MeasuredRounds.count(2), Watchdog.of(benchmark.name()));
 
-        assertEquals(2, results.size());
+        String output = printed.toString(StandardCharsets.UTF_8);
+        assertEquals(4, results.size());
         for (Result result : results) {
-            assertNull(result.error(), printed.toString(StandardCharsets.UTF_8));
+            assertNull(result.error(), output);
             assertEquals(waitForEvents ? VerbsPingPong.EVENTS : VerbsPingPong.BUSY_POLL, result.transport());
+        }
+        assertTrue(output.contains("\nbench-ready transport=" + benchmark.name() + " "), output);
+        for (int round = 1; round <= 2; round++) {
+            assertTrue(output.contains("\nbench transport=" + benchmark.name() + " size=65536 round=" + round + " "),
+                    output);
+            assertTrue(output.contains("\nbench-round-end transport=" + benchmark.name() + " round=" + round + " "),
+                    output);
         }
         return results;
     }

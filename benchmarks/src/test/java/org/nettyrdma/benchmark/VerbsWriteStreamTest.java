@@ -36,10 +36,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 class VerbsWriteStreamTest {
 
     @Test
-    void theDeadlineCoversEverySizeAndTheNamesAreTheFloors() {
+    void theDeadlinesCoverEverySizeAndTheNamesAreTheFloors() {
         VerbsWriteStream stream = new VerbsWriteStream(InetAddress.getLoopbackAddress(), new int[] {64, 4096, 65536},
                 false, 2, 3);
-        assertTrue(stream.deadlineSeconds() > 3 * (2 + 3), String.valueOf(stream.deadlineSeconds()));
+        assertTrue(stream.warmUpDeadlineSeconds() > 3 * JitWarmUp.MAX_ROUNDS * 2,
+                String.valueOf(stream.warmUpDeadlineSeconds()));
+        assertTrue(stream.roundDeadlineSeconds() > 3 * (1 + 3), String.valueOf(stream.roundDeadlineSeconds()));
         assertEquals(VerbsPingPong.BUSY_POLL, stream.name());
         assertEquals(VerbsPingPong.EVENTS, new VerbsWriteStream(InetAddress.getLoopbackAddress(), new int[] {64},
                 true, 1, 1).name());
