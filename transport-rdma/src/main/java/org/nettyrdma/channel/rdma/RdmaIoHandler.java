@@ -44,7 +44,7 @@ import org.nettyrdma.channel.rdma.internal.RdmaLoop;
  * {@link IoHandle#handle} with its registration, found by that id ({@link RdmaIoRegistration}).
  *
  * <p>A loop that runs out of work polls its completion queues a while before it arms them and
- * waits: for as long as the gaps between its completions suggest, up to a bound
+ * waits: up to a bound while its polls keep finding work, less as they miss, none once it is idle
  * ({@link RdmaIoHandlerConfig#getAdaptivePollMicros()}, {@link AdaptivePoll}), or for a fixed time
  * ({@link RdmaIoHandlerConfig#getBusyPollMicros()}). A completion found so costs no wake-up.
  * Threading: every method is called on the loop's thread, as for every {@link IoHandler}.

@@ -97,11 +97,11 @@ public final class RdmaIoHandlerConfig {
      * before it arms them and waits in epoll, when no fixed {@link #getBusyPollMicros()} is set; 0
      * turns adaptive polling off, and the loop waits as soon as it finds nothing.
      *
-     * <p>Within the bound the loop polls for twice the gap it last saw between its completions, and
-     * halves that after each poll that finds nothing: traffic that comes back within the bound (a
-     * request's answer, the next request of a busy client) is found without a wake-up, and a loop
-     * whose traffic stops, or comes slower than the bound, stops polling after a few misses, so an idle
-     * loop costs no CPU (docs/decisions.md#adaptive-polling). The bound is the most CPU a loop spends
+     * <p>The loop polls for the whole bound after a poll that found work and after a wake-up that
+     * brought work soon after it slept, and halves that after each poll that finds nothing: traffic
+     * that comes back within the bound (a request's answer, the next request of a busy client) is
+     * found without a wake-up, and a loop whose traffic stops, or comes slower than the bound, stops
+     * polling after a few misses, so an idle loop costs no CPU (docs/decisions.md#adaptive-polling). The bound is the most CPU a loop spends
      * waiting for one completion: raise it where wake-ups cost more than that, lower it to spend less.
      */
     public int getAdaptivePollMicros() {

@@ -17,16 +17,18 @@ package org.nettyrdma.channel.rdma.internal;
 
 /**
  * How long an event loop polls its completion queues, once it has run out of work, before it arms
- * them and sleeps: a budget that follows the gaps the loop sees between its completions
- * (docs/decisions.md#adaptive-polling).
+ * them and sleeps (docs/decisions.md#adaptive-polling).
  *
  * <p>A completion that a poll finds costs nothing more; one that wakes the loop costs the completion
- * channel's event, the re-arm and a thread switch. So the budget covers twice the gap the loop last
- * saw, found by polling or waking up, as long as that gap is below the bound: traffic that comes
- * back sooner than the bound is met by polling. Each poll that runs out empty halves the budget, and
- * a sleep longer than the bound ends it: once traffic stops, or comes slower than the bound, the
- * loop stops polling after a few misses whose time adds up to about twice the budget, and a loop
- * woken later for a task or a timer does not poll first, so an idle loop costs nothing.
+ * channel's event, the re-arm and a thread switch, which can take longer than the round trip that
+ * brought it. So a loop with traffic polls for up to the bound: after a poll that found work, and
+ * after a wake-up that brought work soon after the loop went to sleep ({@link #HOT_SLEEPS} bounds
+ * or less: what a wake-up measures includes its own cost, so a gap longer than the bound may still
+ * be one a poll would catch). Each poll that runs out empty halves what the next wake-up buys, down
+ * to nothing after about seven: traffic that comes slower than the bound stops costing polls. Then
+ * every {@link #PROBE_INTERVAL}th hot wake-up buys the whole bound once more, to learn whether the
+ * traffic got faster. A wake-up after a longer sleep, or for something other than completions (a
+ * task, a timer), buys nothing: an idle loop costs no CPU.
  *
  * <p>Not thread-safe: used on its loop's thread only.
  */
@@ -34,9 +36,19 @@ public final class AdaptivePoll {
 
     /** Below this a budget is not worth a poll: it is dropped to none. */
     static final long MIN_BUDGET_NANOS = 1_000;
+    /** A wake-up with work after a sleep of at most this many bounds is hot: the traffic may be polled for. */
+    static final int HOT_SLEEPS = 10;
+    /** Hot wake-ups that buy nothing before one buys the whole bound again. */
+    static final int PROBE_INTERVAL = 64;
+    /** Past this many misses in a row, halving leaves nothing of any bound. */
+    private static final int MAX_SHIFT = 62;
 
     private final long maxNanos;
     private long budgetNanos;
+    /** Polls in a row that ran out empty. */
+    private int misses;
+    /** Hot wake-ups since the last one that bought a poll. */
+    private int wakeUpsWithoutPoll;
     /** When the loop last went to sleep with its queues armed; -1 while it is not sleeping. */
     private long sleptAt = -1;
 
@@ -56,12 +68,12 @@ public final class AdaptivePoll {
     /** A poll ran for {@code spentNanos} and found completions, or ran out ({@code found} false). */
     public void polled(boolean found, long spentNanos) {
         if (found) {
-            gapSeen(spentNanos);
+            misses = 0;
+            budgetNanos = maxNanos >= MIN_BUDGET_NANOS ? maxNanos : 0;
         } else {
-            budgetNanos /= 2;
-            if (budgetNanos < MIN_BUDGET_NANOS) {
-                budgetNanos = 0;
-            }
+            misses = Math.min(MAX_SHIFT, misses + 1);
+            // Sleep now; what the next wake-up buys has halved.
+            budgetNanos = 0;
         }
     }
 
@@ -72,27 +84,29 @@ public final class AdaptivePoll {
 
     /**
      * The loop woke at {@code now}: with completions ({@code withWork}) after the gap since it went to
-     * sleep, or for something else (a task, another fd), which says nothing about the gaps.
+     * sleep, or for something else (a task, another fd), which says nothing about the traffic.
      */
     public void woke(long now, boolean withWork) {
         if (sleptAt < 0) {
             return;
         }
-        long gap = now - sleptAt;
+        long slept = now - sleptAt;
         sleptAt = -1;
-        if (gap > maxNanos) {
-            // Asleep past the bound: the traffic the budget was for has stopped or slowed, and a poll
-            // now would only delay what woke the loop.
+        if (!withWork || slept > HOT_SLEEPS * maxNanos) {
+            // Idle, or woken for a task: a poll now would only delay what woke the loop.
             budgetNanos = 0;
-        } else if (withWork) {
-            gapSeen(gap);
+            return;
         }
-    }
-
-    private void gapSeen(long gapNanos) {
-        if (gapNanos > maxNanos) {
-            return; // slower than polling pays for: a miss will shrink the budget
+        long budget = maxNanos >> misses;
+        if (budget < MIN_BUDGET_NANOS) {
+            if (++wakeUpsWithoutPoll < PROBE_INTERVAL) {
+                budgetNanos = 0;
+                return;
+            }
+            // Look again whether polling pays: the traffic may have got faster.
+            budget = maxNanos;
         }
-        budgetNanos = Math.min(maxNanos, Math.max(budgetNanos, Math.max(MIN_BUDGET_NANOS, 2 * gapNanos)));
+        wakeUpsWithoutPoll = 0;
+        budgetNanos = budget >= MIN_BUDGET_NANOS ? budget : 0;
     }
 }

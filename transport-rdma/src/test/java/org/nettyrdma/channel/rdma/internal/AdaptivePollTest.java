@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** The budget of {@link AdaptivePoll}: what it learns from gaps, wake-ups and polls that ran out. */
+/** The budget of {@link AdaptivePoll}: what it learns from wake-ups and from polls that hit or ran out. */
 class AdaptivePollTest {
 
     private static final long MICROS = 1_000;
@@ -32,66 +32,72 @@ class AdaptivePollTest {
     }
 
     @Test
-    void aWakeUpSoonerThanTheBoundBuysTwiceItsGap() {
+    void aHotWakeUpBuysTheBoundEvenIfItsGapWasLonger() {
         AdaptivePoll poll = new AdaptivePoll(MAX);
         poll.sleeping(0);
-        poll.woke(30 * MICROS, true);
-        assertEquals(60 * MICROS, poll.budgetNanos());
-        // A poll that found work after 40 us: the budget covers twice that.
-        poll.polled(true, 40 * MICROS);
-        assertEquals(80 * MICROS, poll.budgetNanos());
-        // Never beyond the bound.
-        poll.polled(true, 90 * MICROS);
+        // 230 us: a round trip that paid two wake-ups, where polling would have taken 50.
+        poll.woke(230 * MICROS, true);
         assertEquals(MAX, poll.budgetNanos());
+        poll.polled(true, 40 * MICROS);
+        assertEquals(MAX, poll.budgetNanos(), "a poll that found work keeps the whole bound");
     }
 
     @Test
-    void gapsLongerThanTheBoundAndWakeUpsForOtherThingsTeachNothing() {
+    void aLongSleepOrAWakeUpForSomethingElseBuysNothing() {
         AdaptivePoll poll = new AdaptivePoll(MAX);
         poll.sleeping(0);
-        poll.woke(MAX + 1, true);
-        assertEquals(0, poll.budgetNanos(), "traffic slower than the bound");
+        poll.woke(AdaptivePoll.HOT_SLEEPS * MAX + 1, true);
+        assertEquals(0, poll.budgetNanos(), "idle: traffic that came back after a long sleep");
+        poll.polled(true, 10 * MICROS);
         poll.sleeping(0);
         poll.woke(10 * MICROS, false);
-        assertEquals(0, poll.budgetNanos(), "a task woke the loop");
+        assertEquals(0, poll.budgetNanos(), "a task woke the loop: it runs that first");
         poll.woke(20 * MICROS, true);
-        assertEquals(0, poll.budgetNanos(), "not asleep: no gap to measure");
+        assertEquals(0, poll.budgetNanos(), "not asleep: nothing to learn");
     }
 
     @Test
-    void aSleepPastTheBoundEndsTheBudget() {
+    void missesHalveWhatAWakeUpBuysUntilItBuysNothing() {
         AdaptivePoll poll = new AdaptivePoll(MAX);
-        poll.polled(true, 40 * MICROS);
-        poll.sleeping(0);
-        poll.woke(MAX + 1, false);
-        assertEquals(0, poll.budgetNanos(), "woken for a task long after the traffic stopped");
-        poll.polled(true, 40 * MICROS);
-        poll.sleeping(0);
-        poll.woke(10 * MICROS, false);
-        assertEquals(80 * MICROS, poll.budgetNanos(), "woken for a task soon: the budget stays");
-    }
-
-    @Test
-    void pollsThatRunOutHalveTheBudgetToNothing() {
-        AdaptivePoll poll = new AdaptivePoll(MAX);
-        poll.polled(true, MAX);
         long spent = 0;
-        int misses = 0;
-        while (poll.budgetNanos() > 0) {
+        int polls = 0;
+        while (true) {
+            poll.sleeping(0);
+            poll.woke(500 * MICROS, true); // traffic slower than the bound, hot all the same
+            if (poll.budgetNanos() == 0) {
+                break;
+            }
             spent += poll.budgetNanos();
+            polls++;
             poll.polled(false, poll.budgetNanos());
-            misses++;
+            assertEquals(0, poll.budgetNanos(), "a miss sleeps at once");
         }
-        // Once traffic stops, the polls that find nothing add up to less than twice the bound.
-        assertTrue(spent < 2 * MAX, "spent " + spent + " ns in " + misses + " empty polls");
-        assertTrue(misses <= 7, misses + " empty polls before the loop sleeps at once");
+        // Polls that find nothing add up to less than twice the bound before the loop stops polling.
+        assertTrue(spent < 2 * MAX, "spent " + spent + " ns in " + polls + " empty polls");
+        assertTrue(polls <= 7, polls + " empty polls before wake-ups buy nothing");
     }
 
     @Test
-    void aGapOfNothingStillBuysTheSmallestBudget() {
+    void aLoopThatStoppedPollingLooksAgainNowAndThen() {
         AdaptivePoll poll = new AdaptivePoll(MAX);
-        poll.polled(true, 0);
-        assertEquals(AdaptivePoll.MIN_BUDGET_NANOS, poll.budgetNanos());
+        for (int i = 0; i < 8; i++) {
+            poll.polled(false, MAX);
+        }
+        int withoutPoll = 0;
+        while (true) {
+            poll.sleeping(0);
+            poll.woke(50 * MICROS, true);
+            if (poll.budgetNanos() > 0) {
+                break;
+            }
+            withoutPoll++;
+        }
+        assertEquals(AdaptivePoll.PROBE_INTERVAL - 1, withoutPoll, "hot wake-ups without a poll before a probe");
+        assertEquals(MAX, poll.budgetNanos(), "the probe has the whole bound");
+        poll.polled(true, 20 * MICROS);
+        poll.sleeping(0);
+        poll.woke(50 * MICROS, true);
+        assertEquals(MAX, poll.budgetNanos(), "the probe paid: polling is back");
     }
 
     @Test
@@ -99,6 +105,7 @@ class AdaptivePollTest {
         AdaptivePoll poll = new AdaptivePoll(0);
         poll.sleeping(0);
         poll.woke(1, true);
+        assertEquals(0, poll.budgetNanos());
         poll.polled(true, 1);
         assertEquals(0, poll.budgetNanos());
     }
