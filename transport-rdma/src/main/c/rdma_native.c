@@ -267,21 +267,55 @@ RN_NATIVE(jlong, createQp)(JNIEnv *env, jclass clazz NR_UNUSED, jlong id, jlong 
 }
 
 /* Asks the kernel, not qp->state, which is not updated when the QP drops to ERR by itself. */
-RN_NATIVE(jint, queryQpState)(JNIEnv *env, jclass clazz NR_UNUSED, jlong qp) {
+/* ibv_query_qp of the attributes in mask into attr; 0, or -1 with an IOException pending. */
+static int query_qp(JNIEnv *env, jlong qp, int mask, struct ibv_qp_attr *attr) {
     if (qp == 0) {
         nr_throw_null(env, "ibv_query_qp", "ibv_qp");
         return -1;
     }
-    struct ibv_qp_attr attr;
     struct ibv_qp_init_attr init_attr;
-    memset(&attr, 0, sizeof(attr));
+    memset(attr, 0, sizeof(*attr));
     memset(&init_attr, 0, sizeof(init_attr));
-    int err = ibv_query_qp(nr_ptr(qp), &attr, IBV_QP_STATE, &init_attr);
+    int err = ibv_query_qp(nr_ptr(qp), attr, mask, &init_attr);
     if (err != 0) {
         nr_throw_errno(env, "ibv_query_qp", err); // returns the error number, not -1
         return -1;
     }
-    return (jint) attr.qp_state;
+    return 0;
+}
+
+RN_NATIVE(jint, queryQpState)(JNIEnv *env, jclass clazz NR_UNUSED, jlong qp) {
+    struct ibv_qp_attr attr;
+    return query_qp(env, qp, IBV_QP_STATE, &attr) != 0 ? -1 : (jint) attr.qp_state;
+}
+
+/*
+ * The traffic class rdma_cm puts into the QP's address vector when it resolves the route (RoCE: the
+ * IP header's DSCP and ECN bits; InfiniBand: the GRH's class and the service level it maps to). Set
+ * before rdma_resolve_route, or the route keeps the default (configfs default_roce_tos).
+ */
+RN_NATIVE(void, setTypeOfService)(JNIEnv *env, jclass clazz NR_UNUSED, jlong id, jint tos) {
+    if (id == 0) {
+        nr_throw_null(env, "rdma_set_option(RDMA_OPTION_ID_TOS)", "rdma_cm_id");
+        return;
+    }
+    if (tos < 0 || tos > UINT8_MAX) {
+        nr_throw_errno(env, "rdma_set_option(RDMA_OPTION_ID_TOS)", EINVAL);
+        return;
+    }
+    uint8_t value = (uint8_t) tos;
+    if (rdma_set_option(nr_ptr(id), RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &value, sizeof(value)) != 0) {
+        nr_throw_errno(env, "rdma_set_option(RDMA_OPTION_ID_TOS)", errno);
+    }
+}
+
+/* What the device was told to mark the QP's packets with: the GRH traffic class of its address vector. */
+RN_NATIVE(jint, queryQpTrafficClass)(JNIEnv *env, jclass clazz NR_UNUSED, jlong qp) {
+    struct ibv_qp_attr attr;
+    if (query_qp(env, qp, IBV_QP_AV, &attr) != 0) {
+        return -1;
+    }
+    return attr.ah_attr.is_global ? (jint) attr.ah_attr.grh.traffic_class : -1;
 }
 
 /*
@@ -494,12 +528,7 @@ RN_NATIVE(void, postBindMw)(JNIEnv *env, jclass clazz NR_UNUSED, jlong qp, jlong
         return;
     }
     struct ibv_qp_attr attr;
-    struct ibv_qp_init_attr init_attr;
-    memset(&attr, 0, sizeof(attr));
-    memset(&init_attr, 0, sizeof(init_attr));
-    int err = ibv_query_qp(nr_ptr(qp), &attr, IBV_QP_STATE, &init_attr);
-    if (err != 0) {
-        nr_throw_errno(env, "ibv_query_qp", err);
+    if (query_qp(env, qp, IBV_QP_STATE, &attr) != 0) {
         return;
     }
     if (attr.qp_state != IBV_QPS_RTS) {
@@ -520,7 +549,7 @@ RN_NATIVE(void, postBindMw)(JNIEnv *env, jclass clazz NR_UNUSED, jlong qp, jlong
     wr.bind_mw.bind_info.length = (uint64_t) length;
     wr.bind_mw.bind_info.mw_access_flags = (unsigned int) mwAccess;
     struct ibv_send_wr *bad_wr = NULL;
-    err = ibv_post_send(nr_ptr(qp), &wr, &bad_wr);
+    int err = ibv_post_send(nr_ptr(qp), &wr, &bad_wr);
     if (err != 0) {
         nr_throw_errno(env, op, err);
         return;

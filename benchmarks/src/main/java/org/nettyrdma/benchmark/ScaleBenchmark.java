@@ -113,10 +113,7 @@ public final class ScaleBenchmark {
     public static void main(String[] args) throws Exception {
         ExampleOptions options = ExampleOptions.parse(USAGE, args);
         String host = options.host();
-        List<Transport> transports = new ArrayList<>();
-        for (String name : options.string("transports", "rdma,epoll").split(",")) {
-            transports.add(Transport.of(name.trim()));
-        }
+        List<Transport> transports = options.transports("rdma,epoll");
         int rounds = options.integer("rounds", 3);
         int[] counts = ascending("counts", options.integers("counts", 1, 100, 1000, 10_000));
         int[] actives = ascending("active", options.integers("active", 1, 8, 64, 256));

@@ -16,8 +16,10 @@
 package org.nettyrdma.example;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -105,6 +107,22 @@ public final class ExampleOptions {
         } catch (IllegalArgumentException e) {
             throw fail("--" + e.getMessage());
         }
+    }
+
+    /**
+     * Returns {@code --transports}, comma-separated transport names, by default {@code defaultNames}: what
+     * a benchmark compares, in the order given.
+     */
+    public List<Transport> transports(String defaultNames) {
+        List<Transport> transports = new ArrayList<>();
+        for (String name : string("transports", defaultNames).split(",")) {
+            try {
+                transports.add(Transport.of(name.trim()));
+            } catch (IllegalArgumentException e) {
+                throw fail("--transports: " + e.getMessage().substring("transport: ".length()));
+            }
+        }
+        return transports;
     }
 
     /** Returns {@code --host}, by default {@code $RDMA_TEST_ADDRESS} or else {@code 127.0.0.1}. */

@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.net.InetSocketAddress;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -55,6 +56,15 @@ class ExampleOptionsTest {
         ExampleOptions options = ExampleOptions.of("--sizes", "64, 4k,64K,1m", "--size", "0");
         assertArrayEquals(new int[] {64, 4096, 65536, 1 << 20}, options.integers("sizes"));
         assertEquals(0, options.integer("size", 1));
+    }
+
+    @Test
+    void transportsAreAListInTheOrderGiven() {
+        assertEquals(List.of(Transport.RDMA, Transport.EPOLL), ExampleOptions.of().transports("rdma,epoll"));
+        assertEquals(List.of(Transport.EPOLL, Transport.NIO),
+                ExampleOptions.of("--transports", "epoll, nio").transports("rdma"));
+        assertMessage("--transports: tcp (expected: rdma, rdma-nopoll, rdma-busypoll, nio or epoll)",
+                () -> ExampleOptions.of("--transports", "rdma,tcp").transports("rdma"));
     }
 
     @Test

@@ -223,6 +223,11 @@ final class RdmaConnection implements CompletionListener {
                 + (sender.hasPeer() ? "received" : "not received");
     }
 
+    /** Returns the connection's {@code ibv_qp*}, for tests that ask the device what it made of an option. */
+    long queuePair() {
+        return resources.qp();
+    }
+
     /** Returns what this connection did so far; with {@code open} false, as a closed channel reports it. */
     RdmaChannelMetrics metrics(boolean open) {
         return new RdmaChannelMetrics(counters, open ? registeredBytes() : 0, open ? resources.maxInline() : 0);

@@ -299,6 +299,11 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 requestedRemoteAddress = target;
                 cm = loop.cm();
                 id = cm.createId(registration);
+                int trafficClass = config.getTrafficClass();
+                if (trafficClass != 0) {
+                    // Before the route is resolved: rdma_cm copies the class into it (IP_TOS).
+                    RdmaNative.setTypeOfService(id, trafficClass);
+                }
                 // The source's memory must outlive the native call that reads it, not only its address.
                 SockAddr sourceMemory = local != null ? new SockAddr() : null;
                 long source = sourceMemory != null ? sourceMemory.write(local) : 0;

@@ -62,8 +62,10 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
  *       {@link RdmaChannelOption#KEEPALIVE_IDLE_MILLIS} (default 60 s) is probed with an RDMA Write of
  *       no bytes; a peer gone without a disconnect then closes the channel after the queue pair's
  *       retries, where it would otherwise go unnoticed until the next write;</li>
- *   <li>{@code TCP_NODELAY}: always on, there is no Nagle; {@code IP_TOS}, {@code SO_REUSEADDR},
- *       {@code SO_LINGER}: kept and reported, without effect yet.</li>
+ *   <li>{@code IP_TOS}: on a channel that connects, the RDMA CM's type of service, which becomes the
+ *       traffic class of the connection's packets; an accepted channel carries the class its peer chose;</li>
+ *   <li>{@code TCP_NODELAY}: always on, there is no Nagle; {@code SO_REUSEADDR}, {@code SO_LINGER}: kept
+ *       and reported, without effect (docs/options.md).</li>
  * </ul>
  * The buffer sizes and the {@link RdmaChannelOption}s take effect when the connection is set up.
  */
@@ -411,9 +413,13 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         return trafficClass;
     }
 
+    /**
+     * Sets the traffic class of the connection's packets, 0 ..= 255 as for a TCP socket; read when the
+     * channel connects, before RDMA CM resolves the route (docs/options.md). 0 keeps the system's default.
+     */
     @Override
     public RdmaSocketChannelConfig setTrafficClass(int trafficClass) {
-        this.trafficClass = trafficClass;
+        this.trafficClass = checkInRange(trafficClass, 0, 255, "trafficClass");
         return this;
     }
 

@@ -194,6 +194,15 @@ public final class RdmaNative {
     public static native int queryQpState(long qp) throws IOException;
 
     /**
+     * Sets the type of service of an {@code rdma_cm_id*} ({@code rdma_set_option(RDMA_OPTION_ID_TOS)},
+     * 0 ..= 255): the traffic class its queue pair's packets carry, if set before the route is resolved.
+     */
+    public static native void setTypeOfService(long id, int tos) throws IOException;
+
+    /** Returns the GRH traffic class of a QP's address vector ({@code ibv_query_qp}), or -1 without a GRH. */
+    public static native int queryQpTrafficClass(long qp) throws IOException;
+
+    /**
      * Moves a QP to the error state ({@code ibv_modify_qp} to {@code IBV_QPS_ERR}), whatever state it
      * is in: every work request still posted completes, flushed, signaled or not.
      */

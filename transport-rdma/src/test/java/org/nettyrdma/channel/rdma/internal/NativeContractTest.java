@@ -180,6 +180,8 @@ class NativeContractTest {
         cases.put("postSrqRecv", () -> throwsIo(() -> RdmaNative.postSrqRecv(0, out)));
         cases.put("destroySrq", () -> throwsIo(() -> RdmaNative.destroySrq(0)));
         cases.put("queryQpState", () -> throwsIo(() -> RdmaNative.queryQpState(0)));
+        cases.put("setTypeOfService", () -> throwsIo(() -> RdmaNative.setTypeOfService(0, 0)));
+        cases.put("queryQpTrafficClass", () -> throwsIo(() -> RdmaNative.queryQpTrafficClass(0)));
         cases.put("modifyQpToError", () -> throwsIo(() -> RdmaNative.modifyQpToError(0)));
         cases.put("queryDevice", () -> throwsIo(() -> RdmaNative.queryDevice(0, out)));
         cases.put("deviceName", () -> throwsIo(() -> RdmaNative.deviceName(0)));
