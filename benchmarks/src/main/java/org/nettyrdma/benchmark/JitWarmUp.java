@@ -28,15 +28,16 @@ import java.util.Locale;
  * ({@link CompilationMXBean#getTotalCompilationTime()}) says when it is done, wherever it runs
  * (docs/benchmark.md#warm-up).
  */
-final class JitWarmUp {
+public final class JitWarmUp {
 
     /** One warm-up round: every phase the measurement will run, each for the warm-up time. */
-    interface Round<E extends Exception> {
+    public interface Round<E extends Exception> {
+        /** Runs the round. */
         void run() throws E;
     }
 
     /** Rounds at most: a compiler that never goes quiet must not keep the benchmark from measuring. */
-    static final int MAX_ROUNDS = 8;
+    public static final int MAX_ROUNDS = 8;
     /**
      * A round counts as quiet when the compiler worked for less than this share of its time: a small
      * part of one core left to it while the figures are taken (docs/benchmark.md#warm-up).
@@ -52,7 +53,7 @@ final class JitWarmUp {
      * Runs {@code round} until one was quiet or {@link #MAX_ROUNDS} ran, printing one line per round,
      * and returns the rounds run.
      */
-    static <E extends Exception> int untilQuiet(Round<E> round, PrintStream out) throws E {
+    public static <E extends Exception> int untilQuiet(Round<E> round, PrintStream out) throws E {
         for (int rounds = 1; ; rounds++) {
             long compileMillis = compileMillis();
             long start = System.nanoTime();

@@ -23,7 +23,7 @@ import java.util.Locale;
  * smaller than the spread is no difference (docs/benchmark.md, how a change is judged). Rounds that
  * did not measure the figure are left out; with none left the spread is empty.
  */
-final class Spread {
+public final class Spread {
 
     private final double median;
     private final double min;
@@ -38,7 +38,7 @@ final class Spread {
     }
 
     /** Returns the spread of {@code readings}, leaving out {@code NaN}s (rounds without the figure). */
-    static Spread of(double... readings) {
+    public static Spread of(double... readings) {
         double[] measured = Arrays.stream(readings).filter(reading -> !Double.isNaN(reading)).sorted().toArray();
         int n = measured.length;
         if (n == 0) {
@@ -49,29 +49,33 @@ final class Spread {
         return new Spread(median, measured[0], measured[n - 1], n);
     }
 
-    double median() {
+    /** Returns the median reading, {@code NaN} when empty. */
+    public double median() {
         return median;
     }
 
-    double min() {
+    /** Returns the lowest reading, {@code NaN} when empty. */
+    public double min() {
         return min;
     }
 
-    double max() {
+    /** Returns the highest reading, {@code NaN} when empty. */
+    public double max() {
         return max;
     }
 
     /** Returns how many rounds measured the figure. */
-    int rounds() {
+    public int rounds() {
         return rounds;
     }
 
-    boolean isEmpty() {
+    /** Returns {@code true} if no round measured the figure. */
+    public boolean isEmpty() {
         return rounds == 0;
     }
 
     /** Returns {@code median [min-max]} with {@code decimals} decimals, or {@code -} when empty. */
-    String format(int decimals) {
+    public String format(int decimals) {
         if (isEmpty()) {
             return "-";
         }
