@@ -20,7 +20,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.netty.channel.epoll.Epoll;
 import org.HdrHistogram.Histogram;
-import org.nettyrdma.channel.rdma.RdmaIoHandlerConfig;
 import org.nettyrdma.example.Transport;
 import org.nettyrdma.reactor.RdmaLoopResources;
 import reactor.core.publisher.Flux;
@@ -33,7 +32,8 @@ import reactor.netty.resources.LoopResources;
 
 /**
  * The hello server and client on Reactor Netty 1.3: loop resources of one event loop each, the
- * server's and the client's, of {@code RdmaLoopResources} or of Reactor's own on epoll or NIO. The
+ * server's and the client's, of {@code RdmaLoopResources} with the loop tunables of one of the
+ * examples' RDMA transports, or of Reactor's own on epoll or NIO. The
  * client's requests follow each other as a reactive chain, as a Reactor application sends them.
  */
 final class ReactorHelloRig implements HelloRig {
@@ -74,9 +74,10 @@ final class ReactorHelloRig implements HelloRig {
     }
 
     private static LoopResources loops(Transport transport, String prefix) {
+        if (transport.isRdma()) {
+            return RdmaLoopResources.create(prefix, 1, true, transport.rdmaLoopConfig());
+        }
         switch (transport) {
-            case RDMA:
-                return RdmaLoopResources.create(prefix, 1, true, new RdmaIoHandlerConfig());
             case EPOLL:
                 if (!Epoll.isAvailable()) {
                     throw new IllegalStateException("epoll is unavailable: " + Epoll.unavailabilityCause().getMessage(),
@@ -87,7 +88,7 @@ final class ReactorHelloRig implements HelloRig {
                 return LoopResources.create(prefix, 1, true);
             default:
                 throw new IllegalArgumentException("transport: " + transport.displayName()
-                        + " (expected: rdma, epoll or nio for Reactor Netty)");
+                        + " (expected: an RDMA transport, epoll or nio)");
         }
     }
 

@@ -37,7 +37,8 @@ import org.nettyrdma.vertx.RdmaVertx;
 
 /**
  * The hello server and client on Vert.x 5: two {@code Vertx} instances of one event loop each, the
- * server's and the client's, on {@code RdmaVertx.transport()}, Vert.x's epoll or its NIO transport.
+ * server's and the client's, on {@code RdmaVertx.transport(...)} with the loop tunables of one of the
+ * examples' RDMA transports, on Vert.x's epoll or on its NIO transport.
  * The client's requests follow each other on its event loop, as a Vert.x application sends them.
  */
 final class VertxHelloRig implements HelloRig {
@@ -74,16 +75,17 @@ final class VertxHelloRig implements HelloRig {
     }
 
     private static io.vertx.core.transport.Transport vertxTransport(Transport transport) {
+        if (transport.isRdma()) {
+            return RdmaVertx.transport(transport.rdmaLoopConfig());
+        }
         switch (transport) {
-            case RDMA:
-                return RdmaVertx.transport();
             case EPOLL:
                 return io.vertx.core.transport.Transport.EPOLL;
             case NIO:
                 return io.vertx.core.transport.Transport.NIO;
             default:
                 throw new IllegalArgumentException("transport: " + transport.displayName()
-                        + " (expected: rdma, epoll or nio for Vert.x)");
+                        + " (expected: an RDMA transport, epoll or nio)");
         }
     }
 
