@@ -27,8 +27,9 @@ import org.nettyrdma.channel.rdma.RdmaIoHandlerConfig;
  * }</pre>
  * Vert.x's event loops are then RDMA event loops ({@code RdmaIoHandler}), and its TCP, HTTP/1.1,
  * HTTP/2 and WebSocket servers and clients run over RDMA: they bind to and connect to the address of
- * an RDMA interface. Vert.x's UDP (its DNS resolver and its datagram sockets) runs as epoll datagram
- * channels on the same loops, over IP; domain sockets are refused with a message (docs/vertx.md).
+ * an RDMA interface. What RDMA does not carry runs on the same loops through Netty's epoll channels:
+ * Vert.x's UDP (its DNS resolver and its datagram sockets), over IP, and domain sockets
+ * (docs/vertx.md).
  *
  * <p>Where RDMA cannot be used, building the {@code Vertx} fails with the reason instead of running on
  * NIO, which is what Vert.x does with an unavailable transport; {@link Transport#available()} and
