@@ -37,7 +37,8 @@ import java.util.TreeSet;
  * project's targets, met or missed. The floor's two programs print lines of one name; the fields of a size
  * merge into one row. It reads perftest's lines ({@code perftest TOOL size=N ...}, {@code perftest-env ...}),
  * the benchmarks' ({@code bench ...}, {@code bench-env ...}, {@code bench-end ...}; {@code bench-failed ...}
- * from the script when a run printed nothing), the examples' result lines ({@code example ...}) and the
+ * from the script when a run printed nothing), the examples' result lines ({@code example ...}), the
+ * frameworks' hello benchmarks' summary lines ({@code framework NAME ...}, shown as they are) and the
  * script's own ({@code demo-env ...}, {@code demo-note ...}, shown under the heading); anything else is
  * ignored.
  * No figure is judged here that was not measured in that same run.
@@ -82,6 +83,8 @@ public final class BenchmarkReport {
     /** transport, then its {@code bench-idle} line's fields. */
     private final Map<String, Map<String, String>> idle = new TreeMap<>();
     private final List<String> examples = new ArrayList<>();
+    /** The frameworks' summary lines ({@code frameworks.FrameworkBenchmark}), without their first word. */
+    private final List<String> frameworks = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private final List<String> failedRuns = new ArrayList<>();
     private String registeredAfterShutdown;
@@ -144,6 +147,9 @@ public final class BenchmarkReport {
             }
             case "example":
                 examples.add(rest);
+                break;
+            case "framework":
+                frameworks.add(rest);
                 break;
             case "demo-note":
                 notes.add(rest);
@@ -253,6 +259,13 @@ public final class BenchmarkReport {
         costs(out);
         errors(out);
         targets(out);
+        if (!frameworks.isEmpty()) {
+            out.append("\nFrameworks over RDMA and epoll: median[min-max] of the rounds (docs/vertx.md, "
+                    + "docs/reactor-netty.md)\n");
+            for (String framework : frameworks) {
+                out.append("  ").append(framework).append('\n');
+            }
+        }
         if (!examples.isEmpty()) {
             out.append("\nExamples over RDMA\n");
             for (String example : examples) {
