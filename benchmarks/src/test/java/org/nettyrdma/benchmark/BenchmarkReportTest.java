@@ -277,7 +277,8 @@ class BenchmarkReportTest {
         String reactor = "framework reactor-netty error=IllegalStateException: rdma is unavailable";
         String report = render(vertx, reactor);
         assertTrue(report.contains("\nFrameworks over RDMA and epoll: median[min-max] of the rounds (docs/vertx.md, "
-                + "docs/reactor-netty.md)\n  vertx rounds=3 connections=4 rdma_p50_us=110.0[100.0-120.0] rps_ratio=2.00\n"
+                + "docs/reactor-netty.md)\n"
+                + "  vertx rounds=3 connections=4 rdma_p50_us=110.0[100.0-120.0] rps_ratio=2.00\n"
                 + "  reactor-netty error=IllegalStateException: rdma is unavailable\n"), report);
         assertFalse(render().contains("Frameworks"), "no heading without a framework line");
     }

@@ -62,7 +62,8 @@ class RdmaVertxTest {
         assertSame(Rdma.unavailabilityCause(), failure.getCause());
         assertTrue(failure.getMessage().startsWith("the RDMA transport is unavailable: "
                 + Rdma.unavailabilityCause().getMessage()), failure.getMessage());
-        assertTrue(failure.getMessage().contains("available()"), "says how to choose beforehand: " + failure.getMessage());
+        assertTrue(failure.getMessage().contains("available()"),
+                "says how to choose beforehand: " + failure.getMessage());
     }
 
     @Test
@@ -87,10 +88,11 @@ class RdmaVertxTest {
                 .childOption(ChannelOption.ALLOCATOR, VertxByteBufAllocator.POOLED_ALLOCATOR);
         RdmaVertx.transport().implementation().configure(new NetServerOptions().setAcceptBacklog(64)
                 .setReusePort(true), false, bootstrap);
-        assertSame(VertxByteBufAllocator.POOLED_ALLOCATOR, bootstrap.config().childOptions().get(ChannelOption.ALLOCATOR));
+        assertSame(VertxByteBufAllocator.POOLED_ALLOCATOR,
+                bootstrap.config().childOptions().get(ChannelOption.ALLOCATOR));
         assertEquals(64, bootstrap.config().options().get(ChannelOption.SO_BACKLOG));
-        assertFalse(bootstrap.config().options().keySet().stream().anyMatch(option -> option.name().equals("SO_REUSEPORT")),
-                "epoll's SO_REUSEPORT is left out");
+        assertFalse(bootstrap.config().options().keySet().stream()
+                .anyMatch(option -> option.name().equals("SO_REUSEPORT")), "epoll's SO_REUSEPORT is left out");
     }
 
     @Test

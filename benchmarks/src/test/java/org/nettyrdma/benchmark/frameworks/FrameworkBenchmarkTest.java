@@ -68,7 +68,7 @@ class FrameworkBenchmarkTest {
         String output = printed.toString(StandardCharsets.UTF_8);
         assertTrue(output.startsWith("framework-env framework=" + framework + " host=127.0.0.1 "), output);
         assertTrue(output.contains("framework-round framework=" + framework + " round=1 transport=nio p50_us="), output);
-        assertTrue(summary.matches("framework " + framework + " rounds=1 connections=2 nio_p50_us=[0-9.]+\\[[0-9.]+-[0-9.]+]"
-                + " nio_p99_us=\\S+ nio_rps=\\S+"), summary);
+        assertTrue(summary.matches("framework " + framework + " rounds=1 connections=2"
+                + " nio_p50_us=[0-9.]+\\[[0-9.]+-[0-9.]+] nio_p99_us=\\S+ nio_rps=\\S+"), summary);
     }
 }

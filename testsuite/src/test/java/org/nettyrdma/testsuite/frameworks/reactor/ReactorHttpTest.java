@@ -100,8 +100,8 @@ class ReactorHttpTest {
         }
         return request.receive().aggregate().asByteArray().defaultIfEmpty(new byte[0]).flatMap(body -> {
             String crc = Payloads.hex(Payloads.crc32(body));
-            return response.status(crc.equals(request.requestHeaders().get(CRC_HEADER)) ? 200 : 400).header(CRC_HEADER, crc)
-                    .sendByteArray(Mono.just(body)).then();
+            int status = crc.equals(request.requestHeaders().get(CRC_HEADER)) ? 200 : 400;
+            return response.status(status).header(CRC_HEADER, crc).sendByteArray(Mono.just(body)).then();
         });
     }
 
@@ -168,7 +168,8 @@ class ReactorHttpTest {
      */
     private static HttpClient client(ConnectionProvider connections) {
         return HttpClient.create(connections).runOn(rdma.loops()).host(host()).port(server.port())
-                .doOnConnected(connection -> clientChannels.add(ReactorOnRdma.socketOf(connection.channel()).getClass()));
+                .doOnConnected(connection ->
+                        clientChannels.add(ReactorOnRdma.socketOf(connection.channel()).getClass()));
     }
 
     private static Mono<EchoAnswer> post(HttpClient client, byte[] body) {

@@ -107,6 +107,7 @@ class ReactorTcpTest {
         LoopResources groupAlone = useNative -> rdma.loops().onServer(useNative);
         assertSame(EpollSocketChannel.class, groupAlone.onChannelClass(SocketChannel.class, groupAlone.onClient(true)),
                 "Reactor's choice for a group that takes epoll's channels, as an RDMA loop does");
-        assertSame(RdmaSocketChannel.class, rdma.loops().onChannelClass(SocketChannel.class, rdma.loops().onClient(true)));
+        assertSame(RdmaSocketChannel.class,
+                rdma.loops().onChannelClass(SocketChannel.class, rdma.loops().onClient(true)));
     }
 }

@@ -140,7 +140,8 @@ class VertxHttpTest {
 
     @Test
     void h2cByUpgradeFromHttp11() throws Exception {
-        HttpClient client = rdma.vertx().createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2));
+        HttpClient client = rdma.vertx().createHttpClient(
+                new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2));
         try {
             await(post(client, host(), new byte[0])).assertWhole("HTTP_2", 0);
             await(post(client, host(), Payloads.bytes(200, 1 << 20))).assertWhole("HTTP_2", 1);
