@@ -24,7 +24,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.dns.AddressResolverOptions;
-import io.vertx.core.transport.Transport;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -51,20 +50,9 @@ final class VertxOnRdma implements BeforeAllCallback, AfterAllCallback {
     /** What any wait on a Vert.x future may take under emulation before the test fails. */
     static final long TIMEOUT_SECONDS = 60;
 
-    private final Transport transport;
     private DeviceResources.Snapshot before;
     private NameServer nameServer;
     private Vertx vertx;
-
-    /** A {@code Vertx} on {@code RdmaVertx.transport()}. */
-    VertxOnRdma() {
-        this(RdmaVertx.transport());
-    }
-
-    /** A {@code Vertx} on {@code transport}. */
-    VertxOnRdma(Transport transport) {
-        this.transport = transport;
-    }
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
@@ -82,7 +70,7 @@ final class VertxOnRdma implements BeforeAllCallback, AfterAllCallback {
         VertxOptions options = new VertxOptions().setEventLoopPoolSize(2).setAddressResolverOptions(resolver)
                 // Under emulation a loop's turn can take seconds; Vert.x would log each as blocked.
                 .setMaxEventLoopExecuteTime(10).setMaxEventLoopExecuteTimeUnit(TimeUnit.SECONDS);
-        vertx = Vertx.builder().with(options).withTransport(transport).build();
+        vertx = Vertx.builder().with(options).withTransport(RdmaVertx.transport()).build();
     }
 
     @Override
