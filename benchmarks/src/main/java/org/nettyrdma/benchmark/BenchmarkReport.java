@@ -68,8 +68,8 @@ public final class BenchmarkReport {
 
     /** Makes a report of the transport's figures, with no section of another kind. */
     public BenchmarkReport() {
-        // Sections for lines of other kinds (the frameworks' benchmarks) join here.
-        this(List.of());
+        // Sections for lines of other kinds join here.
+        this(List.of(new FrameworksSection()));
     }
 
     /** Makes a report that hands the lines {@code sections} accept to them, and renders them last. */

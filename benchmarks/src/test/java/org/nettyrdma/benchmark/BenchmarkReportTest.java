@@ -317,6 +317,18 @@ class BenchmarkReportTest {
     }
 
     @Test
+    void frameworkLinesAreListedAsTheyCame() {
+        String vertx = "framework vertx rounds=3 connections=4 rdma_p50_us=110.0[100.0-120.0] rps_ratio=2.00";
+        String reactor = "framework reactor-netty error=IllegalStateException: rdma is unavailable";
+        String report = render(vertx, reactor);
+        assertTrue(report.contains("\nFrameworks over RDMA and epoll: median[min-max] of the rounds (docs/grpc.md, docs/vertx.md, "
+                + "docs/reactor-netty.md)\n"
+                + "  vertx rounds=3 connections=4 rdma_p50_us=110.0[100.0-120.0] rps_ratio=2.00\n"
+                + "  reactor-netty error=IllegalStateException: rdma is unavailable\n"), report);
+        assertFalse(render().contains("Frameworks"), "no heading without a framework line");
+    }
+
+    @Test
     void anErrorTakesTheRestOfTheLine() {
         assertEquals(Map.of("transport", "rdma", "size", "64", "error", "stream: the connection closed: x=y"),
                 BenchmarkRun.fields("transport=rdma size=64 error=stream: the connection closed: x=y"));

@@ -53,13 +53,10 @@ public enum Transport {
      * have the defaults: they poll after work for as long as the gaps between completions suggest,
      * up to 100 us, then sleep.
      */
-    RDMA(Rdma::unavailabilityCause, RdmaIoHandler::newFactory, RdmaSocketChannel.class,
-            RdmaServerSocketChannel.class),
+    RDMA(RdmaIoHandlerConfig::new),
 
     /** RDMA as {@link #RDMA}, on loops that never poll: they sleep in epoll as soon as they find nothing. */
-    RDMA_NOPOLL(Rdma::unavailabilityCause,
-            () -> RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().setAdaptivePollMicros(0)),
-            RdmaSocketChannel.class, RdmaServerSocketChannel.class),
+    RDMA_NOPOLL(() -> new RdmaIoHandlerConfig().setAdaptivePollMicros(0)),
 
     /**
      * RDMA as {@link #RDMA}, on loops that busy-poll their completion queues for up to 2000 us before
@@ -67,8 +64,7 @@ public enum Transport {
      * The budget outlasts the gap between two messages of the benchmark's stream
      * (docs/decisions.md#busy-poll-budget).
      */
-    RDMA_BUSYPOLL(Rdma::unavailabilityCause, () -> RdmaIoHandler.newFactory(2000), RdmaSocketChannel.class,
-            RdmaServerSocketChannel.class),
+    RDMA_BUSYPOLL(() -> new RdmaIoHandlerConfig().setBusyPollMicros(2000)),
 
     /** TCP through the JDK's selector: runs everywhere. */
     NIO(() -> null, NioIoHandler::newFactory, NioSocketChannel.class, NioServerSocketChannel.class),
@@ -79,14 +75,27 @@ public enum Transport {
 
     private final Supplier<Throwable> unavailabilityCause;
     private final Supplier<IoHandlerFactory> ioHandlerFactory;
+    /** The RDMA loops' tunables; {@code null} for TCP. */
+    private final Supplier<RdmaIoHandlerConfig> rdmaLoopConfig;
     private final Class<? extends SocketChannel> socketChannelClass;
     private final Class<? extends ServerSocketChannel> serverSocketChannelClass;
 
+    /** An RDMA transport, on loops of the tunables {@code rdmaLoopConfig} makes. */
+    Transport(Supplier<RdmaIoHandlerConfig> rdmaLoopConfig) {
+        this.unavailabilityCause = Rdma::unavailabilityCause;
+        this.ioHandlerFactory = () -> RdmaIoHandler.newFactory(rdmaLoopConfig.get());
+        this.rdmaLoopConfig = rdmaLoopConfig;
+        this.socketChannelClass = RdmaSocketChannel.class;
+        this.serverSocketChannelClass = RdmaServerSocketChannel.class;
+    }
+
+    /** A TCP transport. */
     Transport(Supplier<Throwable> unavailabilityCause, Supplier<IoHandlerFactory> ioHandlerFactory,
               Class<? extends SocketChannel> socketChannelClass,
               Class<? extends ServerSocketChannel> serverSocketChannelClass) {
         this.unavailabilityCause = unavailabilityCause;
         this.ioHandlerFactory = ioHandlerFactory;
+        this.rdmaLoopConfig = null;
         this.socketChannelClass = socketChannelClass;
         this.serverSocketChannelClass = serverSocketChannelClass;
     }
@@ -114,7 +123,20 @@ public enum Transport {
 
     /** Returns {@code true} for the RDMA transports (registered memory to report, an RDMA address to use). */
     public boolean isRdma() {
-        return socketChannelClass == RdmaSocketChannel.class;
+        return rdmaLoopConfig != null;
+    }
+
+    /**
+     * Returns a new copy of the tunables of this RDMA transport's loops, for frameworks that make their
+     * loops themselves.
+     *
+     * @throws IllegalStateException for a TCP transport
+     */
+    public RdmaIoHandlerConfig rdmaLoopConfig() {
+        if (rdmaLoopConfig == null) {
+            throw new IllegalStateException(displayName() + " is not an RDMA transport");
+        }
+        return rdmaLoopConfig.get();
     }
 
     /** Returns {@code true} if this transport can be used here. */

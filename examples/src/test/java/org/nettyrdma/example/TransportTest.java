@@ -57,6 +57,16 @@ class TransportTest {
     }
 
     @Test
+    void rdmaTransportsGiveTheirLoopTunables() {
+        assertEquals(0, Transport.RDMA.rdmaLoopConfig().getBusyPollMicros());
+        assertEquals(0, Transport.RDMA_NOPOLL.rdmaLoopConfig().getAdaptivePollMicros());
+        assertEquals(2000, Transport.RDMA_BUSYPOLL.rdmaLoopConfig().getBusyPollMicros());
+        assertTrue(Transport.RDMA_BUSYPOLL.isRdma());
+        assertEquals("epoll is not an RDMA transport",
+                assertThrows(IllegalStateException.class, Transport.EPOLL::rdmaLoopConfig).getMessage());
+    }
+
+    @Test
     void rdmaWithoutADeviceSaysWhy() {
         assumeFalse(Rdma.isAvailable(), "an RDMA device is present");
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> Transport.RDMA.newEventLoopGroup(1));

@@ -16,6 +16,9 @@
 
 /**
  * Benchmarks of RPC and web frameworks over RDMA and over epoll side by side: the framework's own echo
- * or hello service, run as a user of the framework would run it, with only the transport switched.
+ * or hello service, run as a user of the framework would run it, with only the transport switched:
+ * gRPC-java ({@link org.nettyrdma.benchmark.frameworks.GrpcEchoBenchmark}), Vert.x 5
+ * ({@link org.nettyrdma.benchmark.frameworks.VertxHttpBenchmark}) and Reactor Netty 1.3
+ * ({@link org.nettyrdma.benchmark.frameworks.ReactorHttpBenchmark}).
  */
 package org.nettyrdma.benchmark.frameworks;
