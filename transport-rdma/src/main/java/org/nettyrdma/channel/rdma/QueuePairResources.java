@@ -108,7 +108,7 @@ final class QueuePairResources {
 
     /**
      * Returns the most registered bytes a connection holds: its share of receive slots, a ring of
-     * {@code ringSize} if one is open, and the staging blocks of its sends in flight, at most
+     * {@code ringSize} if one is open, and the staging blocks it holds while it sends, at most
      * {@code sendLimit} ({@code SO_SNDBUF}).
      */
     static long registeredBytes(int slots, int slotSize, int ringSize, int sendLimit) {

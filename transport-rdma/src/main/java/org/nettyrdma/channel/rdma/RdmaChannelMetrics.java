@@ -27,7 +27,7 @@ package org.nettyrdma.channel.rdma;
  */
 public final class RdmaChannelMetrics {
 
-    static final RdmaChannelMetrics NONE = new RdmaChannelMetrics(new ConnectionCounters(), 0, 0);
+    static final RdmaChannelMetrics NONE = new RdmaChannelMetrics(new ConnectionCounters(), 0, 0, 0);
 
     private final long sends;
     private final long sendBytes;
@@ -44,9 +44,10 @@ public final class RdmaChannelMetrics {
     private final long ringsClosed;
     private final long peerRingSize;
     private final long registeredBytes;
+    private final long stagingBytes;
     private final int maxInlineData;
 
-    RdmaChannelMetrics(ConnectionCounters counters, long registeredBytes, int maxInlineData) {
+    RdmaChannelMetrics(ConnectionCounters counters, long registeredBytes, long stagingBytes, int maxInlineData) {
         this.sends = counters.sends;
         this.sendBytes = counters.sendBytes;
         this.rdmaWrites = counters.rdmaWrites;
@@ -62,6 +63,7 @@ public final class RdmaChannelMetrics {
         this.ringsClosed = counters.ringsClosed;
         this.peerRingSize = counters.peerRingSize;
         this.registeredBytes = registeredBytes;
+        this.stagingBytes = stagingBytes;
         this.maxInlineData = maxInlineData;
     }
 
@@ -155,13 +157,24 @@ public final class RdmaChannelMetrics {
     /**
      * Returns the registered memory this connection held when the metrics were taken: its receive
      * slots, its ring if one is open, and the blocks of {@link RdmaByteBufAllocator}'s pool its sends in flight were
-     * staged in (none while no send is in flight, at most {@code SO_SNDBUF}); 0 once the connection is
+     * staged in (with one spare block of 64 KiB for one to two seconds after the last send, then none;
+     * at most {@code SO_SNDBUF}); 0 once the connection is
      * gone (a closed channel keeps it until its last sends completed, at most 2 s). The pool's slabs,
      * staging blocks included, are registered once for the process and counted by
      * {@link RdmaByteBufAllocator#registeredBytes()}; other buffers of the allocator are not counted here.
      */
     public long registeredBytes() {
         return registeredBytes;
+    }
+
+    /**
+     * Returns the part of {@link #registeredBytes()} in staging blocks: the copies of its sends in
+     * flight, and the spare block it keeps for one to two seconds after its last send. The rest is
+     * what the connection holds to receive, which its source address's share counts
+     * ({@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS}).
+     */
+    public long stagingBytes() {
+        return stagingBytes;
     }
 
     /**
@@ -180,6 +193,6 @@ public final class RdmaChannelMetrics {
                 + "; received: " + receivedSends + " Sends, " + receivedWrites + " Writes, " + receivedBytes
                 + " B; credit stalls: " + creditStalls + "; keep-alive probes: " + keepAliveProbes
                 + "; rings opened: " + ringsOpened + ", closed: " + ringsClosed + ", the peer's: " + peerRingSize
-                + " B; registered: " + registeredBytes + " B; max inline: " + maxInlineData + " B)";
+                + " B; registered: " + registeredBytes + " B, staging " + stagingBytes + " B; max inline: " + maxInlineData + " B)";
     }
 }

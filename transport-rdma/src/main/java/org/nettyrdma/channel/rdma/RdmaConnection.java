@@ -59,6 +59,13 @@ final class RdmaConnection implements CompletionListener {
      */
     private static final long BLOCK_RETRY_MILLIS = 10;
 
+    /**
+     * How often a connection that keeps a spare staging block looks whether it still sends: the spare
+     * goes back one to two periods after the last send. Long beside a round trip, so a connection
+     * answering requests keeps it; short beside an idle connection's life.
+     */
+    private static final long STAGING_TRIM_MILLIS = 1000;
+
     /** What the channel learns from its connection. */
     interface Events {
         /** The peer's {@code HELLO} arrived: the connection can carry data. */
@@ -115,6 +122,8 @@ final class RdmaConnection implements CompletionListener {
     private Future<?> creditDeadline;
     /** Asks the pool again for a staging block; {@code null} when none is due. */
     private Future<?> blockRetry;
+    /** Gives the sender's spare staging block back once unused ({@link #startStagingTrim}); {@code null} when none is held. */
+    private Future<?> stagingTrim;
     private final RdmaReceiver receiver;
     private final RdmaSender sender;
     private final RingOwner rings;
@@ -230,12 +239,14 @@ final class RdmaConnection implements CompletionListener {
 
     /** Returns what this connection did so far; with {@code open} false, as a closed channel reports it. */
     RdmaChannelMetrics metrics(boolean open) {
-        return new RdmaChannelMetrics(counters, open ? registeredBytes() : 0, open ? resources.maxInline() : 0);
+        return new RdmaChannelMetrics(counters, open ? registeredBytes() : 0,
+                open && sender != null ? sender.stagingBytes() : 0, open ? resources.maxInline() : 0);
     }
 
     /**
      * Returns the registered bytes this connection holds now: its ring if one is open, its share of
-     * the shared receive slots, and the staging blocks of its sends in flight.
+     * the shared receive slots, and the staging blocks of its sends in flight with the spare it keeps
+     * for a second after its last send.
      */
     long registeredBytes() {
         return admittedBytes() + (sender != null ? sender.stagingBytes() : 0);
@@ -243,8 +254,8 @@ final class RdmaConnection implements CompletionListener {
 
     /**
      * Returns what the connection holds that its source address's cap counts: its ring if one is open
-     * and its share of the shared receive slots, not the staging blocks, which its sends hold only
-     * while in flight.
+     * and its share of the shared receive slots, not the staging blocks, which it holds only while it
+     * sends.
      */
     long admittedBytes() {
         return receiver != null ? receiver.registeredBytes() : 0;
@@ -297,6 +308,23 @@ final class RdmaConnection implements CompletionListener {
             return;
         }
         blockRetry = eventLoop.schedule(this::blockRetryDue, BLOCK_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Looks at the sender's staging blocks every {@link #STAGING_TRIM_MILLIS} while it holds any, so that
+     * the spare it keeps between sends goes back to the pool once the connection stops sending. One
+     * task for the connection's whole busy period: a send and its completion schedule nothing.
+     */
+    private void startStagingTrim() {
+        stagingTrim = eventLoop.scheduleAtFixedRate(this::stagingTrimDue, STAGING_TRIM_MILLIS, STAGING_TRIM_MILLIS,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private void stagingTrimDue() {
+        if (closed || sender.trimStaging()) {
+            stagingTrim.cancel(false);
+            stagingTrim = null;
+        }
     }
 
     private void blockRetryDue() {
@@ -525,6 +553,9 @@ final class RdmaConnection implements CompletionListener {
                 onReceive(wrId, opcode, byteLength, immediate);
             } else {
                 sender.completed(wrId, events.outboundBuffer());
+                if (stagingTrim == null && sender.holdsIdleStaging()) {
+                    startStagingTrim();
+                }
                 if (endOfStreamOwed()) {
                     sendOwedEndOfStream();
                 }
@@ -660,6 +691,10 @@ final class RdmaConnection implements CompletionListener {
         if (blockRetry != null) {
             blockRetry.cancel(false);
             blockRetry = null;
+        }
+        if (stagingTrim != null) {
+            stagingTrim.cancel(false);
+            stagingTrim = null;
         }
         if (rings != null) {
             rings.stop();

@@ -652,9 +652,26 @@ final class RdmaSender {
         return waitingForBlock;
     }
 
-    /** Returns the bytes of staging blocks held now: the registered memory of this side's sends in flight. */
+    /**
+     * Returns the bytes of staging blocks held now: the registered memory of this side's sends in
+     * flight, and a spare block for its next ones until {@link #trimStaging()} gives it back.
+     */
     int stagingBytes() {
         return blocks.heldBytes();
+    }
+
+    /** Returns {@code true} if the sender keeps a spare staging block with nothing in flight. */
+    boolean holdsIdleStaging() {
+        return blocks.holdsOnlyTheSpare();
+    }
+
+    /**
+     * Gives the spare staging block back if no send was staged since the last call.
+     *
+     * @return {@code true} if no staging memory is held any more
+     */
+    boolean trimStaging() {
+        return blocks.trimIfUnused();
     }
 
     /**

@@ -29,7 +29,7 @@ class RdmaChannelMetricsTest {
         counters.sent(100);
         counters.wrote(65536, false);
         counters.wrote(1000, true);
-        RdmaChannelMetrics metrics = new RdmaChannelMetrics(counters, 4096, 128);
+        RdmaChannelMetrics metrics = new RdmaChannelMetrics(counters, 4096, 1024, 128);
 
         assertEquals(1, metrics.sends());
         assertEquals(100, metrics.sendBytes());
@@ -37,6 +37,7 @@ class RdmaChannelMetricsTest {
         assertEquals(66536, metrics.rdmaWriteBytes());
         assertEquals(1100, metrics.copiedBytes(), "the Send's payload and the copied Write");
         assertEquals(4096, metrics.registeredBytes());
+        assertEquals(1024, metrics.stagingBytes());
         assertEquals(128, metrics.maxInlineData());
     }
 
@@ -45,14 +46,14 @@ class RdmaChannelMetricsTest {
         ConnectionCounters counters = new ConnectionCounters();
         counters.receivedSend(10);
         counters.receivedWrite(20);
-        RdmaChannelMetrics before = new RdmaChannelMetrics(counters, 0, 0);
+        RdmaChannelMetrics before = new RdmaChannelMetrics(counters, 0, 0, 0);
         counters.receivedWrite(30);
         counters.creditStalls++;
 
         assertEquals(30, before.receivedBytes());
         assertEquals(1, before.receivedWrites());
         assertEquals(0, before.creditStalls());
-        RdmaChannelMetrics after = new RdmaChannelMetrics(counters, 0, 0);
+        RdmaChannelMetrics after = new RdmaChannelMetrics(counters, 0, 0, 0);
         assertEquals(60, after.receivedBytes());
         assertTrue(after.toString().contains("credit stalls: 1"), after.toString());
     }

@@ -26,9 +26,11 @@ import java.util.ArrayDeque;
  * block of {@link #BLOCK_SIZE} bytes, or of its own size rounded up to a power of two if it is larger.
  * The send queue completes in order, so a completion returns everything before the {@linkplain #mark()
  * mark} taken after its request, and a block goes back once the mark passes the last region in it.
- * One emptied block stays as a spare while sends are in flight, so a steady stream takes no block from
- * the pool per block it fills; once every staged region completed, every block goes back, spare too,
- * and the connection holds none (docs/decisions.md#send-staging-blocks).
+ * One emptied block stays as a spare, so a steady stream takes no block from the pool per block it
+ * fills, nor a request/response connection one per message; once every staged region completed,
+ * every other block goes back, and the spare follows when {@link #trimIfUnused()} finds it unused
+ * since its last call: a connection that stopped sending holds none
+ * (docs/decisions.md#send-staging-blocks).
  *
  * <p>The blocks held never pass the limit ({@code SO_SNDBUF}): that bounds the bytes a connection has
  * in flight as the one send buffer of that size did, and the write water marks follow it. When the
@@ -79,6 +81,8 @@ public final class SendBlocks {
     private long returned;
     private boolean starved;
     private boolean closed;
+    /** A region was taken since the last {@link #trimIfUnused()}. */
+    private boolean takenSinceLook;
 
     /** Creates the book of a connection that holds at most {@code limit} bytes of blocks from {@code source}. */
     public SendBlocks(Source source, int limit) {
@@ -119,6 +123,7 @@ public final class SendBlocks {
         int offset = used;
         used += length;
         taken += length;
+        takenSinceLook = true;
         return offset;
     }
 
@@ -140,7 +145,10 @@ public final class SendBlocks {
 
     /**
      * Returns every byte before {@code mark}, when the work request it was taken for has completed:
-     * blocks whose regions all completed go back, and all of them once nothing staged is in flight.
+     * blocks whose regions all completed go back, all but one block of the usual size once nothing
+     * staged is in flight. That one stays as the spare, so that a connection sending one message at
+     * a time does not take a block from the pool, and make garbage, per message; {@link #trimIfUnused}
+     * gives it back once the connection stops sending.
      */
     public void returnTo(long mark) {
         if (mark <= returned) {
@@ -151,9 +159,37 @@ public final class SendBlocks {
             retire(blocks.pollFirst());
         }
         if (returned == taken) {
-            // Nothing staged is in flight: the connection may stay idle for hours, so it holds nothing.
-            giveAll();
+            while (!blocks.isEmpty()) {
+                retire(blocks.pollFirst());
+            }
+            used = 0;
+            // A larger block, or one registered for this connection alone when the pool had none, goes now.
+            if (spare != null && (spare.capacity() != blockSize || spare.registration() != null)) {
+                give(spare);
+                spare = null;
+            }
         }
+    }
+
+    /** Returns {@code true} if nothing staged is in flight and the spare is all that is held. */
+    public boolean holdsOnlyTheSpare() {
+        return spare != null && blocks.isEmpty();
+    }
+
+    /**
+     * Gives the spare back if no region was taken since the last call: a connection that stopped
+     * sending holds no staging memory, however long it stays idle. Called every so often while
+     * {@link #heldBytes()} is not 0.
+     *
+     * @return {@code true} if nothing is held any more, so that no later call is needed
+     */
+    public boolean trimIfUnused() {
+        if (!takenSinceLook && holdsOnlyTheSpare()) {
+            give(spare);
+            spare = null;
+        }
+        takenSinceLook = false;
+        return heldBytes == 0;
     }
 
     /** Returns {@code true} if the last {@link #take} that failed found no free block in the pool. */

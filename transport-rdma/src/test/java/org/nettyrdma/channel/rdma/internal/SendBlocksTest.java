@@ -82,7 +82,7 @@ class SendBlocksTest {
     }
 
     @Test
-    void regionsShareTheNewestBlockAndAllGoBackWhenNothingIsInFlight() {
+    void regionsShareTheNewestBlockAndTheSpareGoesBackOnceUnused() {
         CountingSource pool = new CountingSource(Long.MAX_VALUE);
         SendBlocks blocks = new SendBlocks(pool, 1024 * KIB);
         assertEquals(0, blocks.heldBytes(), "nothing held before the first send");
@@ -96,8 +96,29 @@ class SendBlocksTest {
         blocks.returnTo(first);
         assertEquals(SendBlocks.BLOCK_SIZE, blocks.heldBytes(), "the second region is still in flight");
         blocks.returnTo(second);
+        assertEquals(SendBlocks.BLOCK_SIZE, blocks.heldBytes(), "the spare, for the next send");
+        assertTrue(blocks.holdsOnlyTheSpare());
+        assertFalse(blocks.trimIfUnused(), "regions were taken since the last look");
+        assertEquals(SendBlocks.BLOCK_SIZE, blocks.heldBytes());
+        assertTrue(blocks.trimIfUnused(), "none since: the connection stopped sending");
         assertEquals(0, blocks.heldBytes(), "an idle connection holds no staging memory");
         assertEquals(0, pool.out);
+    }
+
+    @Test
+    void oneMessageAtATimeTakesOneBlockFromThePoolInAll() {
+        CountingSource pool = new CountingSource(Long.MAX_VALUE);
+        SendBlocks blocks = new SendBlocks(pool, 1024 * KIB);
+        for (int i = 0; i < 100; i++) {
+            assertTrue(blocks.take(4 * KIB) >= 0);
+            // A request and its response: the send completes before the next one is staged.
+            blocks.returnTo(blocks.mark());
+            if (i % 10 == 0) {
+                assertFalse(blocks.trimIfUnused(), "still sending");
+            }
+        }
+        assertEquals(List.of(SendBlocks.BLOCK_SIZE), pool.taken);
+        assertEquals(SendBlocks.BLOCK_SIZE, pool.out);
     }
 
     @Test
@@ -137,6 +158,9 @@ class SendBlocksTest {
         assertTrue(pool.taken.size() <= 3, () -> "blocks taken from the pool for 64 regions: " + pool.taken);
         assertTrue(blocks.heldBytes() <= 2 * SendBlocks.BLOCK_SIZE, () -> "held: " + blocks.heldBytes());
         blocks.returnTo(previous);
+        assertEquals(SendBlocks.BLOCK_SIZE, pool.out, "the spare alone");
+        blocks.trimIfUnused();
+        blocks.trimIfUnused();
         assertEquals(0, pool.out);
     }
 
@@ -190,8 +214,17 @@ class SendBlocksTest {
         blocks.giveBack(8 * KIB - 100);
         assertEquals(100, blocks.mark());
         assertEquals(100, blocks.take(10));
+        assertEquals(110, blocks.mark());
+    }
+
+    @Test
+    void aLargerBlockDoesNotStayAsTheSpare() {
+        CountingSource pool = new CountingSource(Long.MAX_VALUE);
+        SendBlocks blocks = new SendBlocks(pool, 1024 * KIB);
+        assertEquals(0, blocks.take(200 * KIB));
         blocks.returnTo(blocks.mark());
-        assertEquals(0, blocks.heldBytes());
+        assertEquals(0, blocks.heldBytes(), "a spare is a block of the usual size");
+        assertEquals(0, pool.out);
     }
 
     @Test
@@ -228,6 +261,8 @@ class SendBlocksTest {
         assertEquals(0, pool.ownOut, "no block of its own while it holds one of the pool");
 
         blocks.returnTo(inPool);
+        blocks.trimIfUnused();
+        assertTrue(blocks.trimIfUnused(), "the spare went back");
         assertEquals(0, blocks.heldBytes());
         pool.free = 0;
         assertEquals(0, blocks.take(8 * KIB), "nothing to wait for: a block of its own");
