@@ -246,7 +246,7 @@ final class RdmaConnection implements CompletionListener {
     /**
      * Returns the registered bytes this connection holds now: its ring if one is open, its share of
      * the shared receive slots, and the staging blocks of its sends in flight with the spare it keeps
-     * for a second after its last send.
+     * for one to two seconds after its last send.
      */
     long registeredBytes() {
         return admittedBytes() + (sender != null ? sender.stagingBytes() : 0);
