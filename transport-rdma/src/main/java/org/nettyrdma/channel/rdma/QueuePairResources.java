@@ -100,6 +100,7 @@ final class QueuePairResources {
     private void open(int sendDepth, int maxInlineData) throws IOException {
         ByteBuffer cap = ByteBuffer.allocateDirect(RdmaNative.QP_CAP_SIZE).order(ByteOrder.nativeOrder());
         qp = createQp(device, cq, id, srq, cap, sendDepth, maxInlineData);
+        srq.queuePairCreated();
         // A device may grant more than was asked (rxe reports room for one SGE, 16 bytes, when 0
         // was asked); what the user asked for still bounds it, so that 0 means none.
         maxInline = Math.min(maxInlineData, cap.getInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET));
@@ -245,6 +246,8 @@ final class QueuePairResources {
                 int result = verbs._destroyQP(id);
                 if (result != 0) {
                     logger.warn("qp {}: rdma_destroy_qp returned {}", qpNum, result);
+                } else {
+                    srq.queuePairDestroyed();
                 }
             }
         } finally {

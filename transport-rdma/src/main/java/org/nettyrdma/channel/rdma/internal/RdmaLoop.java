@@ -111,12 +111,15 @@ public final class RdmaLoop implements RdmaDevice.User {
             if (srq == null) {
                 return;
             }
+            srq.taken();
             owner = srq.ownerOf(qpNum);
             if (owner == 0 || !registrations.containsKey(owner)) {
                 // The queue pair is gone: its slot is nobody's, so it goes back to the queue.
                 if (status != WorkCompletionStatus.WR_FLUSH_ERR) {
                     srq.release(SharedReceiveQueue.slotOf(wrId));
                     postShared(srq);
+                } else {
+                    srq.setAside(SharedReceiveQueue.slotOf(wrId));
                 }
                 return;
             }

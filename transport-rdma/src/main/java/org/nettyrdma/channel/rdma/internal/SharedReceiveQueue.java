@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -34,10 +35,12 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  *
  * <p>Receive memory grows with what the connections were granted, not with their number. Each
  * connection {@linkplain #reserve reserves} the slots it credits to its peer (its share), and the
- * queue keeps at least that many slots (and a sixteenth more), every one not held by a connection
- * posted: so a peer that sends within its credits always finds a receive, whatever the other peers
- * do within theirs (docs/decisions.md#shared-receive-queue). Slots come in chunks of {@value #CHUNK_SLOTS}, each a
- * memory region with local write access only: a peer reaches them by Send, never by key.
+ * queue keeps at least that many slots (and a sixteenth more) posted or held by a connection: so a
+ * peer that sends within its credits always finds a receive, whatever the other peers do within
+ * theirs (docs/decisions.md#shared-receive-queue). Slots come in chunks of {@value #CHUNK_SLOTS}, each a
+ * memory region with local write access only: a peer reaches them by Send, never by key. What a
+ * burst grew beyond that goes as traffic gives the slots back ({@link SharedSlots}), and all of it
+ * when the last queue pair on the queue is destroyed ({@link #queuePairDestroyed()}).
  *
  * <p>A completion names the queue and the slot in its {@code wr_id}, and the queue pair in its
  * {@code qp_num}; the queue knows which channel each attached queue pair belongs to. A slot taken
@@ -58,6 +61,12 @@ public final class SharedReceiveQueue implements AutoCloseable {
     public static final long RECEIVE_TAG = 1L << 62;
     private static final long SLOT_MASK = (1L << WorkRequests.OWNER_SHIFT) - 1;
     private static final int CHAIN = 32;
+    /**
+     * A queue that no queue pair uses any more is destroyed if it registered more slots than this, four
+     * chunks: a server that a burst left idle keeps none of the burst, and one whose few connections
+     * come and go does not create a queue for each.
+     */
+    static final int KEPT_WHEN_UNUSED = 4 * CHUNK_SLOTS;
     private static final AtomicLong LIVE_BYTES = new AtomicLong();
     private static final AtomicInteger LIVE_REGIONS = new AtomicInteger();
 
@@ -67,18 +76,23 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final int capacity;
     private final long srq;
     private final WorkRequests chain = WorkRequests.receives(CHAIN);
+    /** The chunks by index, {@code null} where one was deregistered. */
     private final List<RegisteredBuffer> chunks = new ArrayList<>();
     private final List<ByteBuf> views = new ArrayList<>();
+    private final SharedSlots book;
     /** qp_num to the registration id of the channel whose queue pair it is. */
     private final IntObjectMap<Integer> owners = new IntObjectHashMap<>();
-    private int reserved;
+    private final Consumer<SharedReceiveQueue> unused;
+    private int queuePairs;
     private boolean closed;
 
     /**
      * Creates the queue with room for {@code capacity} receives (at most the device's), whose
-     * completions carry {@code id}.
+     * completions carry {@code id}; {@code unused} is told when the queue should be destroyed, no
+     * queue pair and no connection using it, and closes it.
      */
-    SharedReceiveQueue(RdmaDevice device, int slotSize, int id, int capacity) throws IOException {
+    SharedReceiveQueue(RdmaDevice device, int slotSize, int id, int capacity, Consumer<SharedReceiveQueue> unused)
+            throws IOException {
         if (device.maxSrqWr() <= 0) {
             throw new IOException(device + " has no shared receive queues, which the transport needs");
         }
@@ -86,6 +100,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
         this.slotSize = slotSize;
         this.id = id;
         this.capacity = Math.min(capacity, device.maxSrqWr()) / CHUNK_SLOTS * CHUNK_SLOTS;
+        this.unused = unused;
+        book = new SharedSlots(new Chunks(), CHUNK_SLOTS, this.capacity);
         chain.claim(id);
         try {
             srq = RdmaNative.createSrq(device.pd(), this.capacity);
@@ -132,64 +148,68 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /** Returns the slots the connections reserved. */
     public int reserved() {
-        return reserved;
+        return book.reserved();
     }
 
     /** Returns the registered bytes of the slots. */
     public long registeredBytes() {
-        return (long) chunks.size() * CHUNK_SLOTS * slotSize;
+        return (long) book.registered() * slotSize;
     }
 
     /** Returns {@code true} if {@code slots} more can be reserved without passing the queue's capacity. */
     public boolean hasRoom(int slots) {
-        return reserved + slots <= capacity;
+        return book.hasRoom(slots);
     }
 
     /** Returns the bytes {@link #reserve} of {@code slots} would register now: the chunks it would add. */
     public long registrationNeeded(int slots) {
-        int target = Math.min(capacity, reserved + slots + (reserved + slots) / 16);
-        int chunksNeeded = Math.max(0, (target - chunks.size() * CHUNK_SLOTS + CHUNK_SLOTS - 1) / CHUNK_SLOTS);
-        return (long) chunksNeeded * CHUNK_SLOTS * slotSize;
+        return (long) book.slotsToRegister(slots) * slotSize;
     }
 
     /**
-     * Reserves {@code slots} for a connection's peer, registering and posting more slots first if the
-     * queue has fewer than the connections reserved: once this returns, they are posted.
+     * Reserves {@code slots} for a connection's peer, posting parked slots or registering more first
+     * if the queue has fewer posted and held than the connections reserved: once this returns, they
+     * are posted. A sixteenth more than reserved is kept: a peer that sends beyond its credit takes
+     * receives that others' credits stand for until its connection is closed, and the spare ones
+     * absorb that.
      *
      * @throws IOException if the queue is full, or the registered memory limit refuses the memory
      */
     public void reserve(int slots) throws IOException {
         if (!hasRoom(slots)) {
             throw new IOException("a shared receive queue of " + device + " holds at most " + capacity
-                    + " receives, and " + reserved + " are reserved");
+                    + " receives, and " + book.reserved() + " are reserved");
         }
-        int wanted = reserved + slots;
-        // A sixteenth more than reserved: a peer that sends beyond its credit takes receives that
-        // others' credits stand for until its connection is closed, and the spare ones absorb that.
-        int target = Math.min(capacity, wanted + wanted / 16);
-        while (chunks.size() * CHUNK_SLOTS < target) {
-            addChunk();
-        }
-        reserved = wanted;
+        book.reserve(slots);
+        post();
     }
 
     /** Gives back {@code slots} reserved: a connection shrank its share, or closed. */
     public void unreserve(int slots) {
-        reserved -= slots;
+        book.unreserve(slots);
+        destroyIfUnused();
     }
 
-    private void addChunk() throws IOException {
-        RegisteredBuffer chunk = new RegisteredBuffer(device, CHUNK_SLOTS * slotSize, RegisteredBuffer.LOCAL_WRITE,
-                "the shared receive slots of an event loop");
-        int first = chunks.size() * CHUNK_SLOTS;
-        chunks.add(chunk);
-        LIVE_BYTES.addAndGet(chunk.size());
-        LIVE_REGIONS.incrementAndGet();
-        views.add(Unpooled.wrappedBuffer(chunk.buffer()));
-        for (int slot = first; slot < first + CHUNK_SLOTS; slot++) {
-            release(slot);
+    /** Counts a queue pair made on this queue; {@link #queuePairDestroyed()} counts it gone. */
+    public void queuePairCreated() {
+        queuePairs++;
+    }
+
+    /**
+     * Counts a queue pair on this queue destroyed: once none is left, and no connection reserves or
+     * holds a slot, a queue grown beyond {@link #KEPT_WHEN_UNUSED} is destroyed, since nothing would
+     * ever consume the receives posted to it.
+     */
+    public void queuePairDestroyed() {
+        queuePairs--;
+        destroyIfUnused();
+    }
+
+    private void destroyIfUnused() {
+        if (queuePairs == 0 && !closed && book.reserved() == 0 && book.held() == 0
+                && book.registered() > KEPT_WHEN_UNUSED) {
+            unused.accept(this);
         }
-        post();
     }
 
     /** Makes the completions of queue pair {@code qpNum} reach the channel registered as {@code owner}. */
@@ -208,6 +228,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
         return owner != null ? owner : 0;
     }
 
+    /** Counts a posted receive that a completion took, whoever it goes to. */
+    void taken() {
+        book.taken();
+    }
+
     /** Returns the memory of the chunk that holds {@code slot}; the slot starts at {@link #offsetOf}. */
     public ByteBuf viewOf(int slot) {
         return views.get(slot / CHUNK_SLOTS);
@@ -220,28 +245,75 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /**
      * Gives a slot taken by a completion back to the queue: it is posted again with the next
-     * {@link #post()}.
+     * {@link #post()}, or parked if the queue holds more than the connections reserved.
      */
     public void release(int slot) {
         if (closed) {
             return;
         }
-        if (chain.isFull()) {
-            try {
-                post();
-            } catch (IOException e) {
-                // Only a broken device refuses a post; its connections fail with their own completions.
-                logger.warn("posting to the shared receive queue of {} failed", device, e);
-            }
+        book.release(slot);
+        if (queuePairs == 0) {
+            destroyIfUnused();
         }
-        RegisteredBuffer chunk = chunks.get(slot / CHUNK_SLOTS);
-        chain.addReceive(SHARED_TAG | RECEIVE_TAG | slot, chunk.address() + offsetOf(slot), slotSize, chunk.lkey());
+    }
+
+    /** Keeps a slot whose receive was flushed out of the queue: registered, never posted again. */
+    void setAside(int slot) {
+        if (!closed) {
+            book.setAside(slot);
+        }
     }
 
     /** Posts the slots released since the last post. */
     public void post() throws IOException {
         if (!closed) {
             chain.postShared(srq);
+        }
+    }
+
+    private static void deregister(RegisteredBuffer chunk) {
+        chunk.close();
+        LIVE_BYTES.addAndGet(-chunk.size());
+        LIVE_REGIONS.decrementAndGet();
+    }
+
+    /** What the book of slots asks for: chunks of registered memory, and receives posted into them. */
+    private final class Chunks implements SharedSlots.Chunks {
+        @Override
+        public void register(int index) throws IOException {
+            RegisteredBuffer chunk = new RegisteredBuffer(device, CHUNK_SLOTS * slotSize,
+                    RegisteredBuffer.LOCAL_WRITE, "the shared receive slots of an event loop");
+            LIVE_BYTES.addAndGet(chunk.size());
+            LIVE_REGIONS.incrementAndGet();
+            ByteBuf view = Unpooled.wrappedBuffer(chunk.buffer());
+            if (index == chunks.size()) {
+                chunks.add(chunk);
+                views.add(view);
+            } else {
+                chunks.set(index, chunk);
+                views.set(index, view);
+            }
+        }
+
+        @Override
+        public void deregister(int index) {
+            SharedReceiveQueue.deregister(chunks.set(index, null));
+            views.set(index, null);
+        }
+
+        @Override
+        public void post(int slot) {
+            if (chain.isFull()) {
+                try {
+                    SharedReceiveQueue.this.post();
+                } catch (IOException e) {
+                    // Only a broken device refuses a post; its connections fail with their own completions.
+                    logger.warn("posting to the shared receive queue of {} failed", device, e);
+                }
+            }
+            RegisteredBuffer chunk = chunks.get(slot / CHUNK_SLOTS);
+            chain.addReceive(SHARED_TAG | RECEIVE_TAG | slot, chunk.address() + offsetOf(slot), slotSize,
+                    chunk.lkey());
         }
     }
 
@@ -261,9 +333,9 @@ public final class SharedReceiveQueue implements AutoCloseable {
             logger.warn("destroying the shared receive queue of {} failed", device, e);
         } finally {
             for (RegisteredBuffer chunk : chunks) {
-                chunk.close();
-                LIVE_BYTES.addAndGet(-chunk.size());
-                LIVE_REGIONS.decrementAndGet();
+                if (chunk != null) {
+                    deregister(chunk);
+                }
             }
             chunks.clear();
             views.clear();

@@ -51,12 +51,26 @@ final class SharedReceiveQueues {
         if (queues.size() == WorkRequests.MAX_OWNER) {
             throw new IOException("an event loop holds at most " + WorkRequests.MAX_OWNER + " shared receive queues");
         }
+        // Ids go round before one is used again: completions of a destroyed queue still in a
+        // completion queue name no other queue.
         while (queues.containsKey(nextId)) {
-            nextId = nextId == WorkRequests.MAX_OWNER ? 1 : nextId + 1;
+            advance();
         }
-        SharedReceiveQueue srq = new SharedReceiveQueue(device, slotSize, nextId, RECEIVES_PER_QUEUE);
-        queues.put(nextId, srq);
+        int id = nextId;
+        advance();
+        SharedReceiveQueue srq = new SharedReceiveQueue(device, slotSize, id, RECEIVES_PER_QUEUE, this::destroy);
+        queues.put(id, srq);
         return srq;
+    }
+
+    private void advance() {
+        nextId = nextId == WorkRequests.MAX_OWNER ? 1 : nextId + 1;
+    }
+
+    /** Destroys {@code srq}, which no queue pair and no connection uses any more. */
+    private void destroy(SharedReceiveQueue srq) {
+        queues.values().remove(srq);
+        srq.close();
     }
 
     /** Returns the queue whose receives carry {@code id}, or {@code null}. */
