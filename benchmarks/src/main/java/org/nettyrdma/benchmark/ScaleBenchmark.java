@@ -109,7 +109,10 @@ public final class ScaleBenchmark {
         this.roundTripIdle = roundTripIdle;
     }
 
-    /** Runs the rounds and prints the report; exits with status 1 if a round ended early. */
+    /**
+     * Runs the rounds, printing each round's own figures on stderr as it ends, then the report on stdout;
+     * exits with status 1 if a round ended early.
+     */
     public static void main(String[] args) throws Exception {
         ExampleOptions options = ExampleOptions.parse(USAGE, args);
         String host = options.host();
@@ -139,6 +142,9 @@ public final class ScaleBenchmark {
                 ScaleRound figures = benchmark.run(transport, round);
                 complete &= figures.error == null;
                 report.add(figures);
+                // stderr: scripts/scale-bench holds stdout back until the end, while stderr reaches the
+                // host as it is written, so a client killed in a later round keeps this one's figures.
+                ScaleReport.printRound(figures, System.err);
             }
         }
         printHeader(host, transports, rounds, counts, actives, sizes, warmup, time, inFlight);

@@ -33,7 +33,8 @@ import org.nettyrdma.benchmark.ScaleRound.StreamPoint;
  * memory they hold (one reading per count, from the first round that has one), connection set-up,
  * the throughput of many active connections and its fairness, the round trip beside idle
  * connections, then the targets of issue 24 met or missed for RDMA. Timed figures are the median of
- * the rounds with their spread ({@link Spread}). docs/benchmark.md explains every column.
+ * the rounds with their spread ({@link Spread}). docs/benchmark.md explains every column. One round's
+ * figures alone print as it ends ({@link #printRound}).
  */
 final class ScaleReport {
 
@@ -76,6 +77,50 @@ final class ScaleReport {
         printStreams(out);
         printRoundTrip(out);
         printTargets(out);
+    }
+
+    /**
+     * Prints the figures of one round alone, as measured (no medians), one line each and every line led by
+     * {@code round N TRANSPORT:}: the benchmark prints them as the round ends, so that a run cut short
+     * still has every round it finished.
+     */
+    static void printRound(ScaleRound round, PrintStream out) {
+        String lead = "round " + round.round + ' ' + round.transport + ": ";
+        if (round.error != null) {
+            out.println(lead + "ended early: " + round.error);
+        }
+        if (round.idleBaseline != null) {
+            out.println(lead + "idle baseline: " + idleFigures(round.idleBaseline));
+        }
+        for (IdleStep step : round.idle) {
+            out.println(lead + "idle " + step.asked() + ": " + idleFigures(step));
+        }
+        out.println(lead + "set-up: " + round.connects + " connects, p50 " + figure(round.setUpP50Ms, 1)
+                + " ms, p99 " + figure(round.setUpP99Ms, 1) + " ms, " + figure(round.connectsPerSecond, 1)
+                + " connects/s");
+        for (StreamPoint point : round.streams) {
+            out.println(lead + "stream " + point.active() + " x " + point.size() + " B: " + point.connected()
+                    + " connected, " + figure(point.aggregateMBps(), 2) + " MB/s, slowest "
+                    + figure(point.slowestMBps(), 2) + ", fastest " + figure(point.fastestMBps(), 2) + " MB/s"
+                    + (point.error() != null ? "; " + point.error() : ""));
+        }
+        out.println(lead + "round trip: alone p50 " + figure(round.roundTripAloneP50Us, 1) + " us, p99 "
+                + figure(round.roundTripAloneP99Us, 1) + " us; beside " + round.roundTripBeside + " idle p50 "
+                + figure(round.roundTripBesideP50Us, 1) + " us, p99 " + figure(round.roundTripBesideP99Us, 1)
+                + " us" + (round.roundTripError != null ? "; " + round.roundTripError : ""));
+    }
+
+    /** Returns a step's memory figures; registered memory only where the transport has any (not epoll). */
+    private static String idleFigures(IdleStep step) {
+        String registered = step.registeredBytes() < 0 ? ""
+                : ", registered " + bytes(step.registeredBytes()) + ", channel " + bytes(step.channelBytes());
+        return "held " + step.held() + registered + ", VmPin " + bytes(step.vmPinKib() * KIB) + ", RSS "
+                + bytes(step.rssKib() * KIB) + (step.stopped() ? ", stopped: " + step.error() : "");
+    }
+
+    /** Returns {@code value} with {@code decimals} decimals, or {@code -} for {@code NaN} (not measured). */
+    private static String figure(double value, int decimals) {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%." + decimals + 'f', value);
     }
 
     private void printRoundErrors(PrintStream out) {

@@ -21,12 +21,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.nettyrdma.benchmark.ScaleRound.IdleStep;
 import org.nettyrdma.benchmark.ScaleRound.StreamPoint;
 
-/** The arithmetic and the verdicts of {@link ScaleReport}, on figures made up here: no device, no VM. */
+/**
+ * The arithmetic, the verdicts and the per-round lines of {@link ScaleReport}, on figures made up here: no
+ * device, no VM.
+ */
 class ScaleReportTest {
 
     private static final long MIB = 1 << 20;
@@ -102,6 +106,54 @@ class ScaleReportTest {
                 + " epoll 1.13 [1.13-1.13] x"), printed);
         assertTrue(printed.contains("MISSED        slowest of 64 active at 4096 B >= 0.5 of its fair share"), printed);
         assertTrue(printed.contains("at 170: registered memory limit reached"), printed);
+    }
+
+    @Test
+    void roundPrintsItsOwnFiguresEachLineLedByTheRound() {
+        ScaleRound rdma = rdmaRound();
+        rdma.connects = 170;
+        rdma.setUpP50Ms = 12.34;
+        rdma.setUpP99Ms = 45.6;
+        rdma.connectsPerSecond = 80.05;
+        rdma.streams.add(new StreamPoint(64, 4096, 64, 24, 0.1, 0.6, null));
+        rdma.streams.add(new StreamPoint(256, 4096, 0, Double.NaN, Double.NaN, Double.NaN, "connected 0 of 256"));
+        rdma.roundTripAloneP50Us = 120.04;
+        rdma.roundTripAloneP99Us = 300;
+        rdma.roundTripBeside = 170;
+        rdma.roundTripError = "beside 170 idle: no round trip completed";
+        String[] lines = printRound(rdma).split("\\R");
+        assertEquals(List.of(
+                "round 1 rdma: idle baseline: held 0, registered 2.00 MiB, channel 2.00 MiB, VmPin 2.00 MiB,"
+                        + " RSS 97.66 MiB",
+                "round 1 rdma: idle 1: held 1, registered 3.50 MiB, channel 3.50 MiB, VmPin 3.50 MiB, RSS 97.66 MiB",
+                "round 1 rdma: idle 100: held 100, registered 152.00 MiB, channel 152.00 MiB, VmPin 152.00 MiB,"
+                        + " RSS 97.66 MiB",
+                "round 1 rdma: idle 400: held 170, registered 257.00 MiB, channel 255.00 MiB, VmPin 255.86 MiB,"
+                        + " RSS 390.63 MiB, stopped: registered memory limit reached",
+                "round 1 rdma: set-up: 170 connects, p50 12.3 ms, p99 45.6 ms, 80.1 connects/s",
+                "round 1 rdma: stream 64 x 4096 B: 64 connected, 24.00 MB/s, slowest 0.10, fastest 0.60 MB/s",
+                "round 1 rdma: stream 256 x 4096 B: 0 connected, - MB/s, slowest -, fastest - MB/s;"
+                        + " connected 0 of 256",
+                "round 1 rdma: round trip: alone p50 120.0 us, p99 300.0 us; beside 170 idle p50 - us, p99 - us;"
+                        + " beside 170 idle: no round trip completed"), List.of(lines));
+    }
+
+    @Test
+    void roundThatEndedEarlySaysWhyFirstAndHasNoRegisteredMemoryWithoutRdma() {
+        ScaleRound epoll = new ScaleRound("epoll", 2);
+        epoll.error = "java.io.IOException: the server: scale-end the server's output ended";
+        epoll.idle.add(new IdleStep(100, 100, -1, -1, 0, 200_000, null));
+        String printed = printRound(epoll);
+        assertTrue(printed.startsWith("round 2 epoll: ended early: java.io.IOException: the server: scale-end"),
+                printed);
+        assertTrue(printed.contains("round 2 epoll: idle 100: held 100, VmPin 0 B, RSS 195.31 MiB"), printed);
+        assertTrue(printed.contains("round 2 epoll: set-up: 0 connects, p50 - ms, p99 - ms, - connects/s"), printed);
+    }
+
+    private static String printRound(ScaleRound round) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        ScaleReport.printRound(round, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        return bytes.toString(StandardCharsets.UTF_8);
     }
 
     /** A round whose ramp held 100 at 1.5 MiB each and stopped at 170 of 400. */
