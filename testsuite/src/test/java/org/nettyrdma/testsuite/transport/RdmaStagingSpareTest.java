@@ -29,10 +29,10 @@ import org.nettyrdma.testkit.EchoProbe;
 import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
- * A connection keeps one staging block between its sends, so that a request/response exchange takes
- * no block from the pool per message, and gives it back once it stops sending: after 4 KiB echoes
- * (above the inline limit, so staged) the client holds exactly one 64 KiB block, and none a few
- * seconds later, while the connection stays open.
+ * A connection keeps the staging blocks its sends emptied, so that a request/response exchange takes
+ * no block from the pool per message, and gives them back once it stops sending: after 4 KiB echoes
+ * (above the inline limit, so staged, all in one block) the client holds exactly one 64 KiB block,
+ * and none a few seconds later, while the connection stays open.
  */
 class RdmaStagingSpareTest {
 
@@ -53,7 +53,7 @@ class RdmaStagingSpareTest {
 
         RdmaChannelMetrics sent = client.eventLoop().submit(client::metrics).get();
         assertEquals(BLOCK, sent.stagingBytes(), () -> "one spare block after the echoes: " + sent);
-        // The look runs every second and gives the spare back at the first one after a look without sends.
+        // The look runs every second and gives the spares back at the first one after a look without sends.
         Await.until(() -> client.metrics().stagingBytes() == 0, 10,
                 () -> "the spare went back while the connection stayed open: " + client.metrics());
         RdmaChannelMetrics idle = client.metrics();

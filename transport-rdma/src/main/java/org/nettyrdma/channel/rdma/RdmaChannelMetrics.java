@@ -157,8 +157,8 @@ public final class RdmaChannelMetrics {
     /**
      * Returns the registered memory this connection held when the metrics were taken: its receive
      * slots, its ring if one is open, and the blocks of {@link RdmaByteBufAllocator}'s pool its sends in flight were
-     * staged in (with one spare block of 64 KiB for one to two seconds after the last send, then none;
-     * at most {@code SO_SNDBUF}); 0 once the connection is
+     * staged in (with the emptied blocks of 64 KiB it keeps as spares for one to two seconds after the
+     * last send, then none; at most {@code SO_SNDBUF} in all); 0 once the connection is
      * gone (a closed channel keeps it until its last sends completed, at most 2 s). The pool's slabs,
      * staging blocks included, are registered once for the process and counted by
      * {@link RdmaByteBufAllocator#registeredBytes()}; other buffers of the allocator are not counted here.
@@ -169,8 +169,8 @@ public final class RdmaChannelMetrics {
 
     /**
      * Returns the part of {@link #registeredBytes()} in staging blocks: the copies of its sends in
-     * flight, and the spare block it keeps for one to two seconds after its last send. The rest is
-     * what the connection holds to receive, which its source address's share counts
+     * flight, and the emptied blocks it keeps as spares for one to two seconds after its last send.
+     * The rest is what the connection holds to receive, which its source address's share counts
      * ({@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS}).
      */
     public long stagingBytes() {

@@ -60,9 +60,9 @@ final class RdmaConnection implements CompletionListener {
     private static final long BLOCK_RETRY_MILLIS = 10;
 
     /**
-     * How often a connection that keeps a spare staging block looks whether it still sends: the spare
-     * goes back one to two periods after the last send. Long beside a round trip, so a connection
-     * answering requests keeps it; short beside an idle connection's life.
+     * How often a connection that keeps spare staging blocks looks whether it still sends: the spares
+     * go back one to two periods after the last send. Long beside a round trip, so a connection
+     * answering requests keeps them; short beside an idle connection's life.
      */
     private static final long STAGING_TRIM_MILLIS = 1000;
 
@@ -122,7 +122,7 @@ final class RdmaConnection implements CompletionListener {
     private Future<?> creditDeadline;
     /** Asks the pool again for a staging block; {@code null} when none is due. */
     private Future<?> blockRetry;
-    /** Gives the sender's spare staging block back once unused ({@link #startStagingTrim}); {@code null} when none is held. */
+    /** Gives the sender's spare staging blocks back once unused ({@link #startStagingTrim}); {@code null} when none is held. */
     private Future<?> stagingTrim;
     private final RdmaReceiver receiver;
     private final RdmaSender sender;
@@ -245,7 +245,7 @@ final class RdmaConnection implements CompletionListener {
 
     /**
      * Returns the registered bytes this connection holds now: its ring if one is open, its share of
-     * the shared receive slots, and the staging blocks of its sends in flight with the spare it keeps
+     * the shared receive slots, and the staging blocks of its sends in flight with the spares it keeps
      * for one to two seconds after its last send.
      */
     long registeredBytes() {
@@ -312,7 +312,7 @@ final class RdmaConnection implements CompletionListener {
 
     /**
      * Looks at the sender's staging blocks every {@link #STAGING_TRIM_MILLIS} while it holds any, so that
-     * the spare it keeps between sends goes back to the pool once the connection stops sending. One
+     * the spares it keeps between sends go back to the pool once the connection stops sending. One
      * task for the connection's whole busy period: a send and its completion schedule nothing.
      */
     private void startStagingTrim() {

@@ -45,7 +45,7 @@ import org.nettyrdma.channel.rdma.internal.WorkRequests;
  * <p>Writes up to the peer's slot size travel as Sends, all that fit of one flush in one Send: inline
  * where the queue pair allows, encoded in a small unregistered buffer that the device copies from
  * when the request is posted, else copied into registered staging blocks ({@link SendBlocks}) that
- * the connection holds only while sends are in flight. Larger ones travel as RDMA Writes with
+ * the connection holds only while it sends. Larger ones travel as RDMA Writes with
  * immediate into the ring the peer opened to this side: read where they are if they lie in
  * registered memory ({@link RdmaByteBufAllocator}), copied into staging blocks otherwise
  * (docs/decisions.md#send-or-write, docs/decisions.md#send-staging-blocks). The peer opens a ring
@@ -654,19 +654,19 @@ final class RdmaSender {
 
     /**
      * Returns the bytes of staging blocks held now: the registered memory of this side's sends in
-     * flight, and a spare block for its next ones until {@link #trimStaging()} gives it back.
+     * flight, and the spare blocks for its next ones until {@link #trimStaging()} gives them back.
      */
     int stagingBytes() {
         return blocks.heldBytes();
     }
 
-    /** Returns {@code true} if the sender keeps a spare staging block with nothing in flight. */
+    /** Returns {@code true} if the sender keeps spare staging blocks with nothing in flight. */
     boolean holdsIdleStaging() {
-        return blocks.holdsOnlyTheSpare();
+        return blocks.holdsOnlySpares();
     }
 
     /**
-     * Gives the spare staging block back if no send was staged since the last call.
+     * Gives the spare staging blocks back if no send was staged since the last call.
      *
      * @return {@code true} if no staging memory is held any more
      */

@@ -25,19 +25,22 @@ import java.util.ArrayDeque;
  * <p>A region is taken at the end of the newest block; one that does not fit there goes into a new
  * block of {@link #BLOCK_SIZE} bytes, or of its own size rounded up to a power of two if it is larger.
  * The send queue completes in order, so a completion returns everything before the {@linkplain #mark()
- * mark} taken after its request, and a block goes back once the mark passes the last region in it.
- * One emptied block stays as a spare, so a steady stream takes no block from the pool per block it
- * fills, nor a request/response connection one per message; once every staged region completed,
- * every other block goes back, and the spare follows when {@link #trimIfUnused()} finds it unused
- * since its last call: a connection that stopped sending holds none
- * (docs/decisions.md#send-staging-blocks).
+ * mark} taken after its request, and a block is emptied once the mark passes the last region in it.
+ * Every emptied block of the usual size stays as a spare, so a connection whose sends need N blocks
+ * at a time takes N from the pool once, not again per block a stream fills, nor per message of a
+ * request/response exchange whose messages span two blocks. The spares go back when
+ * {@link #trimIfUnused()} finds no region taken since its last call: a connection that stopped sending
+ * holds none (docs/decisions.md#send-staging-blocks). A larger block, or one of the connection's own,
+ * serves as a spare only while regions are in flight, and goes back once nothing staged is.
  *
- * <p>The blocks held never pass the limit ({@code SO_SNDBUF}): that bounds the bytes a connection has
- * in flight as the one send buffer of that size did, and the write water marks follow it. When the
- * limit refuses a block, {@link #take} answers -1 and the caller waits for a completion. When the
- * pool has none, a connection that holds blocks waits the same way; one that holds none, and so has
- * no completion to wait for, registers a block of its own ({@link Source#takeOwn}), and only if that
- * is refused too, {@link #starved()} says that nothing of this connection will bring one.
+ * <p>The blocks held, spares included, never pass the limit ({@code SO_SNDBUF}): that bounds the bytes
+ * a connection has in flight as the one send buffer of that size did, and the write water marks
+ * follow it. Spares too small for a region go back until it has room, so a connection with nothing
+ * in flight always has room for one block. When the limit refuses a block, {@link #take}
+ * answers -1 and the caller waits for a completion. When the pool has none, a connection with regions
+ * in flight waits the same way; one with none, and so no completion to wait for, gives its spares
+ * back and registers a block of its own ({@link Source#takeOwn}), and only if that is refused too,
+ * {@link #starved()} says that nothing of this connection will bring one.
  *
  * <p>Marks are monotonic {@code long}s, so there is no wrap-around case. Not thread-safe.
  */
@@ -73,7 +76,16 @@ public final class SendBlocks {
     private final int blockSize;
     /** The blocks with regions in flight, oldest first; the last one takes new regions. */
     private final ArrayDeque<StagingBlock> blocks = new ArrayDeque<>();
-    private StagingBlock spare;
+    /**
+     * Emptied blocks of the usual size from the pool, the last emptied first: kept until
+     * {@link #trimIfUnused()}, so a steady pattern of sends takes nothing from the pool.
+     */
+    private final ArrayDeque<StagingBlock> spares = new ArrayDeque<>();
+    /**
+     * An emptied larger block, or one of the connection's own: kept only while regions are in flight,
+     * so a stream of large regions or one from a short pool reuses it rather than take it again.
+     */
+    private StagingBlock oddSpare;
     private int heldBytes;
     /** Bytes taken of the newest block. */
     private int used;
@@ -145,10 +157,11 @@ public final class SendBlocks {
 
     /**
      * Returns every byte before {@code mark}, when the work request it was taken for has completed:
-     * blocks whose regions all completed go back, all but one block of the usual size once nothing
-     * staged is in flight. That one stays as the spare, so that a connection sending one message at
-     * a time does not take a block from the pool, and make garbage, per message; {@link #trimIfUnused}
-     * gives it back once the connection stops sending.
+     * blocks whose regions all completed become spares. Those of the usual size stay until
+     * {@link #trimIfUnused} finds them unused, so that a connection sending one message at a time
+     * takes no block from the pool, and makes no garbage (a {@link StagingBlock} per block taken), per
+     * message, however many blocks the message spans; a larger one, or one of the connection's own,
+     * goes back once nothing staged is in flight.
      */
     public void returnTo(long mark) {
         if (mark <= returned) {
@@ -163,30 +176,28 @@ public final class SendBlocks {
                 retire(blocks.pollFirst());
             }
             used = 0;
-            // A larger block, or one registered for this connection alone when the pool had none, goes now.
-            if (spare != null && (spare.capacity() != blockSize || spare.registration() != null)) {
-                give(spare);
-                spare = null;
+            if (oddSpare != null) {
+                give(oddSpare);
+                oddSpare = null;
             }
         }
     }
 
-    /** Returns {@code true} if nothing staged is in flight and the spare is all that is held. */
-    public boolean holdsOnlyTheSpare() {
-        return spare != null && blocks.isEmpty();
+    /** Returns {@code true} if nothing staged is in flight and spares are all that is held. */
+    public boolean holdsOnlySpares() {
+        return !spares.isEmpty() && blocks.isEmpty();
     }
 
     /**
-     * Gives the spare back if no region was taken since the last call: a connection that stopped
+     * Gives every spare back if no region was taken since the last call: a connection that stopped
      * sending holds no staging memory, however long it stays idle. Called every so often while
      * {@link #heldBytes()} is not 0.
      *
      * @return {@code true} if nothing is held any more, so that no later call is needed
      */
     public boolean trimIfUnused() {
-        if (!takenSinceLook && holdsOnlyTheSpare()) {
-            give(spare);
-            spare = null;
+        if (!takenSinceLook) {
+            giveSpares();
         }
         takenSinceLook = false;
         return heldBytes == 0;
@@ -197,7 +208,7 @@ public final class SendBlocks {
         return starved;
     }
 
-    /** Returns the bytes of blocks held now, the spare included. */
+    /** Returns the bytes of blocks held now, spares included. */
     public int heldBytes() {
         return heldBytes;
     }
@@ -228,20 +239,21 @@ public final class SendBlocks {
                 used = newest.capacity();
             }
         }
-        StagingBlock block = spare != null && spare.capacity() >= size ? spare : null;
-        if (block != null) {
-            spare = null;
-        } else {
-            if (spare != null) {
-                give(spare);
-                spare = null;
-            }
-            if (heldBytes + size > limit) {
+        StagingBlock block = takeSpare(size);
+        if (block == null) {
+            if (heldBytes - spareBytes() + size > limit) {
+                // Regions in flight fill the limit; the spares stay for regions of the usual size.
                 starved = false;
                 return null;
             }
+            // The spares are too small for this region: as many go back as it needs room.
+            while (heldBytes + size > limit) {
+                giveOneSpare();
+            }
             block = source.take(size);
-            if (block == null && heldBytes == 0) {
+            if (block == null && blocks.isEmpty()) {
+                // Nothing in flight will bring a block back, and spares too small are no use to it.
+                giveSpares();
                 block = source.takeOwn(size);
             }
             starved = block == null;
@@ -256,12 +268,56 @@ public final class SendBlocks {
         return block;
     }
 
-    /** Keeps a block whose regions all completed as the spare, or gives it back if there is one. */
+    /** Returns a spare of at least {@code size} bytes, the last emptied of the usual size first, or {@code null}. */
+    private StagingBlock takeSpare(int size) {
+        if (size <= blockSize && !spares.isEmpty()) {
+            return spares.pollFirst();
+        }
+        StagingBlock block = oddSpare;
+        if (block != null && block.capacity() >= size) {
+            oddSpare = null;
+            return block;
+        }
+        return null;
+    }
+
+    /** Returns the bytes of the spares, which are held but carry nothing. */
+    private int spareBytes() {
+        return spares.size() * blockSize + (oddSpare != null ? oddSpare.capacity() : 0);
+    }
+
+    /** Gives back the odd spare if there is one, else the spare emptied longest ago. */
+    private void giveOneSpare() {
+        if (oddSpare != null) {
+            give(oddSpare);
+            oddSpare = null;
+        } else {
+            give(spares.pollLast());
+        }
+    }
+
+    /**
+     * Keeps a block whose regions all completed as a spare: every one of the usual size from the pool,
+     * one other (the first) while regions are in flight; any further other one goes back now.
+     */
     private void retire(StagingBlock block) {
-        if (spare == null) {
-            spare = block;
+        if (block.capacity() == blockSize && block.registration() == null) {
+            spares.addFirst(block);
+        } else if (oddSpare == null) {
+            oddSpare = block;
         } else {
             give(block);
+        }
+    }
+
+    /** Gives every spare back. */
+    private void giveSpares() {
+        while (!spares.isEmpty()) {
+            give(spares.pollFirst());
+        }
+        if (oddSpare != null) {
+            give(oddSpare);
+            oddSpare = null;
         }
     }
 
@@ -269,10 +325,7 @@ public final class SendBlocks {
         while (!blocks.isEmpty()) {
             give(blocks.pollFirst());
         }
-        if (spare != null) {
-            give(spare);
-            spare = null;
-        }
+        giveSpares();
         used = 0;
     }
 
