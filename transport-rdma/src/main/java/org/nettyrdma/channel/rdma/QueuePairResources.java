@@ -128,7 +128,7 @@ final class QueuePairResources {
                 .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, 0)
                 .putInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET, inline);
         try {
-            return RdmaNative.createQp(id, device.pd(), cq.cq(), cq.cq(), srq.srq(),
+            return RdmaNative.createQp(id, srq.pd(), cq.cq(), cq.cq(), srq.srq(),
                     RdmaNative.directBufferAddress(cap));
         } catch (IOException e) {
             if (inline == 0) {
@@ -167,7 +167,7 @@ final class QueuePairResources {
         if (window != 0) {
             throw new IllegalStateException("qp " + qpNum + ": a ring is open already");
         }
-        window = RdmaNative.allocMw(device.pd());
+        window = RdmaNative.allocMw(srq.pd());
         int current = RdmaNative.mwRkey(window);
         // The low byte is the key the consumer chooses; it must change with every bind.
         int key = (current + 1 + ThreadLocalRandom.current().nextInt(255)) & 0xff;

@@ -213,6 +213,15 @@ public final class RdmaLoop implements RdmaDevice.User {
         return sharedQueues.withRoom(device, slotSize, slots);
     }
 
+    /**
+     * Returns a receive queue of this loop for one connection alone, in its protection domain
+     * {@code pd}, with room for {@code capacity} receives of {@code slotSize} bytes.
+     */
+    public SharedReceiveQueue ownReceiveQueue(ProtectionDomain pd, int slotSize, int capacity) throws IOException {
+        useDevice(pd.device());
+        return sharedQueues.own(pd.device(), pd, slotSize, capacity);
+    }
+
     /** Makes this loop a user of {@code device}, told when it goes away. */
     private void useDevice(RdmaDevice device) throws IOException {
         if (devices.add(device)) {

@@ -51,8 +51,7 @@ public final class RegisteredBuffer implements AutoCloseable {
 
     private final ByteBuffer buffer;
     private final long address;
-    private final long mr;
-    private final int lkey;
+    private final MemoryRegion region;
     /** The owner's hold and one per buffer handed up over the memory; freed at 0. */
     private final AtomicInteger memoryHolds = new AtomicInteger(1);
     private boolean closed;
@@ -64,29 +63,32 @@ public final class RegisteredBuffer implements AutoCloseable {
      * @throws IOException if the {@link RegisteredMemoryBudget} or the device refuses it
      */
     public RegisteredBuffer(RdmaDevice device, int size, int access, String what) throws IOException {
-        if (!RegisteredMemoryBudget.tryReserve(size)) {
+        this(device.pd(), size, access, what);
+    }
+
+    /**
+     * Allocates {@code size} bytes of native memory and registers them in protection domain {@code pd}
+     * with {@code access}.
+     *
+     * @param what what the memory is for, for the message when the budget refuses it
+     * @throws IOException if the {@link RegisteredMemoryBudget} or the device refuses it
+     */
+    public RegisteredBuffer(long pd, int size, int access, String what) throws IOException {
+        if (!RegisteredMemoryBudget.hasRoom(size)) {
             throw RegisteredMemoryBudget.refusal(what, size);
         }
-        ByteBuffer memory = null;
+        ByteBuffer memory = RdmaNative.allocateMemory(size).order(ByteOrder.BIG_ENDIAN);
+        ALLOCATED_BYTES.addAndGet(size);
+        long memoryAddress = RdmaNative.directBufferAddress(memory);
         try {
-            memory = RdmaNative.allocateMemory(size).order(ByteOrder.BIG_ENDIAN);
-            ALLOCATED_BYTES.addAndGet(size);
-            long memoryAddress = RdmaNative.directBufferAddress(memory);
-            ByteBuffer keys = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
-            long keysAddress = RdmaNative.directBufferAddress(keys);
-            mr = DisniNative.dispatcher()._regMr(device.pd(), memoryAddress, size, access, keysAddress,
-                    keysAddress + 4, keysAddress + 8);
-            lkey = keys.getInt(0);
-            buffer = memory;
-            address = memoryAddress;
+            region = MemoryRegion.register(pd, memoryAddress, size, access, what);
         } catch (IOException | RuntimeException e) {
-            if (memory != null) {
-                RdmaNative.freeMemory(RdmaNative.directBufferAddress(memory));
-                ALLOCATED_BYTES.addAndGet(-size);
-            }
-            RegisteredMemoryBudget.release(size);
+            RdmaNative.freeMemory(memoryAddress);
+            ALLOCATED_BYTES.addAndGet(-size);
             throw e;
         }
+        buffer = memory;
+        address = memoryAddress;
         LIVE_REGISTRATIONS.incrementAndGet();
         LIVE_BYTES.addAndGet(size);
     }
@@ -111,12 +113,12 @@ public final class RegisteredBuffer implements AutoCloseable {
 
     /** Returns the local key, for scatter/gather entries. */
     public int lkey() {
-        return lkey;
+        return region.lkey();
     }
 
     /** Returns the {@code ibv_mr*}, to bind memory windows over. */
     public long mr() {
-        return mr;
+        return region.mr();
     }
 
     /** Keeps the memory (not the registration) alive past {@link #close()}, until {@link #releaseMemory()}. */
@@ -145,15 +147,11 @@ public final class RegisteredBuffer implements AutoCloseable {
             return;
         }
         closed = true;
-        try {
-            DisniNative.dispatcher()._deregMr(mr);
-        } catch (IOException e) {
-            RegisteredMemoryBudget.deregistrationFailed();
+        if (!region.deregister()) {
             return;
         }
         LIVE_REGISTRATIONS.decrementAndGet();
         LIVE_BYTES.addAndGet(-buffer.capacity());
-        RegisteredMemoryBudget.release(buffer.capacity());
         releaseMemory();
     }
 

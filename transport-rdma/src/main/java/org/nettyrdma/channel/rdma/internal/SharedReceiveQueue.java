@@ -71,6 +71,9 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private static final AtomicInteger LIVE_REGIONS = new AtomicInteger();
 
     private final RdmaDevice device;
+    /** The domain of a connection's own queue, which it holds until closed; {@code null} for the loop's. */
+    private final ProtectionDomain own;
+    private final long pd;
     private final int slotSize;
     private final int id;
     private final int capacity;
@@ -88,15 +91,18 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /**
      * Creates the queue with room for {@code capacity} receives (at most the device's), whose
-     * completions carry {@code id}; {@code unused} is told when the queue should be destroyed, no
+     * completions carry {@code id}, in the device's shared protection domain, or in {@code own}, a
+     * connection's, if not {@code null}; {@code unused} is told when the queue should be destroyed, no
      * queue pair and no connection using it, and closes it.
      */
-    SharedReceiveQueue(RdmaDevice device, int slotSize, int id, int capacity, Consumer<SharedReceiveQueue> unused)
-            throws IOException {
+    SharedReceiveQueue(RdmaDevice device, ProtectionDomain own, int slotSize, int id, int capacity,
+                       Consumer<SharedReceiveQueue> unused) throws IOException {
         if (device.maxSrqWr() <= 0) {
             throw new IOException(device + " has no shared receive queues, which the transport needs");
         }
         this.device = device;
+        this.own = own;
+        this.pd = own != null ? own.handle() : device.pd();
         this.slotSize = slotSize;
         this.id = id;
         this.capacity = Math.min(capacity, device.maxSrqWr()) / CHUNK_SLOTS * CHUNK_SLOTS;
@@ -104,10 +110,13 @@ public final class SharedReceiveQueue implements AutoCloseable {
         book = new SharedSlots(new Chunks(), CHUNK_SLOTS, this.capacity);
         chain.claim(id);
         try {
-            srq = RdmaNative.createSrq(device.pd(), this.capacity);
+            srq = RdmaNative.createSrq(pd, this.capacity);
         } catch (IOException e) {
             chain.close();
             throw e;
+        }
+        if (own != null) {
+            own.retain();
         }
     }
 
@@ -139,6 +148,16 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /** Returns the device. */
     public RdmaDevice device() {
         return device;
+    }
+
+    /** Returns the {@code ibv_pd*} of the queue, its slots and the queue pairs made on it. */
+    public long pd() {
+        return pd;
+    }
+
+    /** Returns {@code true} if this is one connection's queue, in that connection's protection domain. */
+    public boolean isOwn() {
+        return own != null;
     }
 
     /** Returns the size of each slot. */
@@ -206,8 +225,9 @@ public final class SharedReceiveQueue implements AutoCloseable {
     }
 
     private void destroyIfUnused() {
+        // A connection's own queue goes with its queue pair, whatever it holds.
         if (queuePairs == 0 && !closed && book.reserved() == 0 && book.held() == 0
-                && book.registered() > KEPT_WHEN_UNUSED) {
+                && (own != null || book.registered() > KEPT_WHEN_UNUSED)) {
             unused.accept(this);
         }
     }
@@ -281,7 +301,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final class Chunks implements SharedSlots.Chunks {
         @Override
         public void register(int index) throws IOException {
-            RegisteredBuffer chunk = new RegisteredBuffer(device, CHUNK_SLOTS * slotSize,
+            RegisteredBuffer chunk = new RegisteredBuffer(pd, CHUNK_SLOTS * slotSize,
                     RegisteredBuffer.LOCAL_WRITE, "the shared receive slots of an event loop");
             LIVE_BYTES.addAndGet(chunk.size());
             LIVE_REGIONS.incrementAndGet();
@@ -340,6 +360,9 @@ public final class SharedReceiveQueue implements AutoCloseable {
             chunks.clear();
             views.clear();
             chain.close();
+            if (own != null) {
+                own.release();
+            }
         }
     }
 }

@@ -44,10 +44,24 @@ final class SharedReceiveQueues {
      */
     SharedReceiveQueue withRoom(RdmaDevice device, int slotSize, int slots) throws IOException {
         for (SharedReceiveQueue srq : queues.values()) {
-            if (srq.device() == device && srq.slotSize() == slotSize && srq.hasRoom(slots)) {
+            if (srq.device() == device && !srq.isOwn() && srq.slotSize() == slotSize && srq.hasRoom(slots)) {
                 return srq;
             }
         }
+        return open(device, null, slotSize, RECEIVES_PER_QUEUE);
+    }
+
+    /**
+     * Opens a queue in {@code pd}, one connection's protection domain, for that connection alone,
+     * with room for {@code capacity} receives: destroyed when its queue pair is.
+     */
+    SharedReceiveQueue own(RdmaDevice device, ProtectionDomain pd, int slotSize, int capacity) throws IOException {
+        int chunks = (capacity + SharedReceiveQueue.CHUNK_SLOTS - 1) / SharedReceiveQueue.CHUNK_SLOTS;
+        return open(device, pd, slotSize, chunks * SharedReceiveQueue.CHUNK_SLOTS);
+    }
+
+    private SharedReceiveQueue open(RdmaDevice device, ProtectionDomain pd, int slotSize, int capacity)
+            throws IOException {
         if (queues.size() == WorkRequests.MAX_OWNER) {
             throw new IOException("an event loop holds at most " + WorkRequests.MAX_OWNER + " shared receive queues");
         }
@@ -58,7 +72,7 @@ final class SharedReceiveQueues {
         }
         int id = nextId;
         advance();
-        SharedReceiveQueue srq = new SharedReceiveQueue(device, slotSize, id, RECEIVES_PER_QUEUE, this::destroy);
+        SharedReceiveQueue srq = new SharedReceiveQueue(device, pd, slotSize, id, capacity, this::destroy);
         queues.put(id, srq);
         return srq;
     }

@@ -50,6 +50,12 @@ public final class WorkRequests implements IoOps {
     public static final int OPCODE_RDMA_WRITE_WITH_IMM = 1;
     /** {@code IBV_WR_SEND}. */
     public static final int OPCODE_SEND = 2;
+    /** {@code IBV_WR_RDMA_READ}: the device reads the peer's memory into a local buffer. */
+    public static final int OPCODE_RDMA_READ = 4;
+    /** {@code IBV_WR_ATOMIC_CMP_AND_SWP}. */
+    public static final int OPCODE_ATOMIC_CMP_AND_SWP = 5;
+    /** {@code IBV_WR_ATOMIC_FETCH_AND_ADD}. */
+    public static final int OPCODE_ATOMIC_FETCH_AND_ADD = 6;
     /** {@code IBV_SEND_SIGNALED}: this request produces a completion. */
     public static final int FLAG_SIGNALED = 2;
     /**
@@ -76,6 +82,10 @@ public final class WorkRequests implements IoOps {
     private static final int IMM_DATA = 36;
     private static final int REMOTE_ADDR = 40;
     private static final int RKEY = 48;
+    /** {@code wr.atomic}: {@code remote_addr} at {@link #REMOTE_ADDR}, then these. */
+    private static final int COMPARE_ADD = 48;
+    private static final int SWAP = 56;
+    private static final int ATOMIC_RKEY = 64;
 
     private final NativeDispatcher verbs = DisniNative.dispatcher();
     private final boolean send;
@@ -163,6 +173,23 @@ public final class WorkRequests implements IoOps {
         memory.putInt(wr + IMM_DATA, immediate);
         memory.putLong(wr + REMOTE_ADDR, remoteAddress);
         memory.putInt(wr + RKEY, rkey);
+    }
+
+    /**
+     * Appends an atomic request on the 8-byte word at {@code remoteAddress}: its old value lands at
+     * {@code localAddress}. {@code compareAdd} is the value compared, or added; {@code swap} the
+     * value written if equal (unused by fetch-and-add).
+     */
+    public void addAtomic(long wrId, int opcode, int flags, long localAddress, int lkey, long remoteAddress,
+                          int rkey, long compareAdd, long swap) {
+        int wr = append(wrId, localAddress, Long.BYTES, lkey);
+        memory.putInt(wr + OPCODE, opcode);
+        memory.putInt(wr + SEND_FLAGS, flags);
+        memory.putInt(wr + IMM_DATA, 0);
+        memory.putLong(wr + REMOTE_ADDR, remoteAddress);
+        memory.putLong(wr + COMPARE_ADD, compareAdd);
+        memory.putLong(wr + SWAP, swap);
+        memory.putInt(wr + ATOMIC_RKEY, rkey);
     }
 
     /** Appends a receive request for {@code length} bytes at {@code localAddress}. */
