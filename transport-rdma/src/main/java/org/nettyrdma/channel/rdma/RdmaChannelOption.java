@@ -112,6 +112,17 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
     public static final ChannelOption<Integer> RING_IDLE_MILLIS = valueOf(RdmaChannelOption.class,
             "RING_IDLE_MILLIS");
 
+    /**
+     * Whether the connection may expose memory to its peer for one-sided operations
+     * ({@link RdmaSocketChannel#expose}); default {@code false}. On, the connection gets a protection
+     * domain of its own when it is made, so that a key it hands out works on its queue pair and no
+     * other: its receive slots and staging blocks are registered there too, it sends by Send only (no
+     * ring), and it registers about 300 KiB that a connection of the shared domain does not
+     * (docs/one-sided.md). Its own one-sided operations need no such option. Read when the connection
+     * is made: a server sets it as a child option.
+     */
+    public static final ChannelOption<Boolean> EXPOSE_MEMORY = valueOf(RdmaChannelOption.class, "EXPOSE_MEMORY");
+
     @SuppressWarnings({ "unused", "deprecation" })
     private RdmaChannelOption() {
         super(null);

@@ -16,6 +16,9 @@
 package org.nettyrdma.channel.rdma;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBufAllocator;
@@ -29,10 +32,14 @@ import org.nettyrdma.channel.rdma.internal.CompletionListener;
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
 import org.nettyrdma.channel.rdma.internal.HelloMessage;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
+import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.internal.RegisteredBlocks;
+import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
+import org.nettyrdma.channel.rdma.internal.SendBlocks;
 import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
 
@@ -127,6 +134,10 @@ final class RdmaConnection implements CompletionListener {
     private final RdmaReceiver receiver;
     private final RdmaSender sender;
     private final RingOwner rings;
+    /** The connection's own protection domain, to expose memory in; {@code null} in the device's shared one. */
+    private final ProtectionDomain ownPd;
+    private final OneSidedRequests oneSided;
+    private final Set<ExposedRegion> exposures = new LinkedHashSet<>();
     /**
      * A {@code SHUTDOWN_OUTPUT} or {@code CLOSE} that found no slot at the peer: it goes out, before
      * any {@code CREDIT}, as soon as the peer returns one ({@link #sendEndOfStream}).
@@ -143,8 +154,9 @@ final class RdmaConnection implements CompletionListener {
      * everything made before it is freed and the reservations are returned.
      */
     RdmaConnection(Events events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq, long id,
-                   RdmaSocketChannelConfig config, boolean accepted) throws IOException {
+                   RdmaSocketChannelConfig config, boolean accepted, ProtectionDomain ownPd) throws IOException {
         this.events = events;
+        this.ownPd = ownPd;
         this.eventLoop = eventLoop;
         this.config = config;
         this.answersHello = accepted;
@@ -153,7 +165,7 @@ final class RdmaConnection implements CompletionListener {
         this.slots = config.getReceiveSlots();
         this.slotSize = config.getSlotSize();
         // No ring where a window would not confine the peer: then it may write nowhere (RingPolicy).
-        this.maxRingSize = maxRingSize(config, device);
+        this.maxRingSize = ownPd != null ? 0 : maxRingSize(config, device);
         int sendBufferSize = config.getSendBufferSize();
         int sendDepth = sendQueueDepth(config, device);
         // A connection the limit cannot hold is refused now, with the reason, rather than after the
@@ -171,8 +183,15 @@ final class RdmaConnection implements CompletionListener {
             PartsListener listener = new PartsListener();
             receiver = new RdmaReceiver(listener, eventLoop, resources, slots, maxRingSize,
                     config.isReceiveInPlace(), counters);
+            // A connection in a domain of its own stages in blocks registered there: the pool's keys are
+            // the shared domain's.
+            SendBlocks.Source staging = ownPd != null
+                    ? new RegisteredBlocks(device, ownPd, 0, "a staging block of a connection exposing memory")
+                    : RdmaByteBufAllocator.stagingBlocks(device);
             sender = new RdmaSender(device, resources.qp(), resources.maxInline(), sendDepth, sendBufferSize,
-                    receiver.owed(), counters);
+                    receiver.owed(), counters, staging);
+            oneSided = new OneSidedRequests(sender, new SendBlocks(new RegisteredBlocks(device, ownPd,
+                    RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize));
             rings = new RingOwner(listener, resources, sender, receiver, eventLoop,
                     config.getRingIdleMillis());
             cq.claim(id, sender.chain());
@@ -321,7 +340,9 @@ final class RdmaConnection implements CompletionListener {
     }
 
     private void stagingTrimDue() {
-        if (closed || sender.trimStaging()) {
+        // Both looks run: each gives back what it found unused since the last.
+        boolean trimmed = sender.trimStaging() & oneSided.trimLanding();
+        if (closed || trimmed) {
             stagingTrim.cancel(false);
             stagingTrim = null;
         }
@@ -518,6 +539,9 @@ final class RdmaConnection implements CompletionListener {
             // A flushed send is done with (its bytes are not delivered), so a closing channel's
             // drain does not wait for it.
             boolean sendFlushed = !receive && sender.failed(wrId);
+            if (!receive) {
+                oneSided.failed(wrId, status);
+            }
             if (closed) {
                 return;
             }
@@ -530,6 +554,7 @@ final class RdmaConnection implements CompletionListener {
         if (status != WorkCompletionStatus.SUCCESS) {
             if (!receive) {
                 sender.failed(wrId);
+                oneSided.failed(wrId, status);
             }
             if (!closed) {
                 events.connectionFailed(receive ? receiveFailure(status) : sendFailure(status));
@@ -538,6 +563,7 @@ final class RdmaConnection implements CompletionListener {
         }
         if (closed) {
             if (!receive) {
+                oneSided.completed(wrId);
                 sender.completed(wrId, null);
             }
             return;
@@ -552,8 +578,11 @@ final class RdmaConnection implements CompletionListener {
                 }
                 onReceive(wrId, opcode, byteLength, immediate);
             } else {
+                // Read data and atomic results are taken out of their landing blocks first.
+                oneSided.completed(wrId);
                 sender.completed(wrId, events.outboundBuffer());
-                if (stagingTrim == null && sender.holdsIdleStaging()) {
+                oneSided.postWaiting();
+                if (stagingTrim == null && (sender.holdsIdleStaging() || oneSided.holdsIdleLanding())) {
                     startStagingTrim();
                 }
                 if (endOfStreamOwed()) {
@@ -710,7 +739,50 @@ final class RdmaConnection implements CompletionListener {
             if (receiver != null) {
                 receiver.close();
             }
+            if (oneSided != null) {
+                oneSided.close();
+            }
+            for (ExposedRegion exposed : new ArrayList<>(exposures)) {
+                exposed.revokeNow();
+            }
+            if (ownPd != null) {
+                // Freed once the receive queue and the staging blocks in it are gone too.
+                ownPd.release();
+            }
         }
+    }
+
+    /** Returns the connection's own protection domain, or {@code null} if it is in the device's shared one. */
+    ProtectionDomain ownProtectionDomain() {
+        return ownPd;
+    }
+
+    /** Returns the connection's one-sided requests. */
+    OneSidedRequests oneSided() {
+        return oneSided;
+    }
+
+    /** Posts the one-sided requests that wait, as far as the send queue allows. */
+    void postOneSided() {
+        if (closed) {
+            oneSided.close();
+            return;
+        }
+        try {
+            oneSided.postWaiting();
+        } catch (IOException e) {
+            events.connectionFailed(e);
+        }
+    }
+
+    /** Counts {@code exposed} among the regions revoked when the connection closes. */
+    void exposed(ExposedRegion exposed) {
+        exposures.add(exposed);
+    }
+
+    /** Forgets {@code exposed}, revoked. */
+    void revoked(ExposedRegion exposed) {
+        exposures.remove(exposed);
     }
 
     /**

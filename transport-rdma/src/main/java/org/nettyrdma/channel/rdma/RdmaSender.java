@@ -124,14 +124,14 @@ final class RdmaSender {
     private boolean closed;
 
     RdmaSender(RdmaDevice device, long qp, int maxInline, int sendDepth, int sendBufferSize, CreditReturn owed,
-               ConnectionCounters counters) {
+               ConnectionCounters counters, SendBlocks.Source staging) {
         this.device = device;
         this.qp = qp;
         this.maxInline = maxInline;
         this.owed = owed;
         this.counters = counters;
         // SO_SNDBUF bounds the staging blocks held, and so the bytes copied and in flight.
-        blocks = new SendBlocks(RdmaByteBufAllocator.stagingBlocks(device), sendBufferSize);
+        blocks = new SendBlocks(staging, sendBufferSize);
         ledger = new SendLedger(sendDepth);
         inline = maxInline > 0 ? ByteBufAllocator.DEFAULT.directBuffer(CHAIN * maxInline, CHAIN * maxInline) : null;
         inlineAddress = inline != null ? RdmaNative.directBufferAddress(inline.nioBuffer(0, inline.capacity())) : 0;
@@ -584,6 +584,66 @@ final class RdmaSender {
         mark();
         post();
         return true;
+    }
+
+    /** Returns the largest region a request may stage: what one RDMA Write of {@link #postWrite} carries at most. */
+    int largestStagedRegion() {
+        return blocks.largestRegion();
+    }
+
+    /**
+     * Posts an RDMA Read of {@code length} bytes at {@code remoteAddress} ({@code rkey}) into
+     * {@code localAddress} ({@code lkey}), signaled: its completion says the bytes are there.
+     *
+     * @return its sequence number, or -1 if the send queue has no room now
+     */
+    long postRead(long localAddress, int lkey, int length, long remoteAddress, int rkey) throws IOException {
+        if (closed || ledger.isFull()) {
+            return -1;
+        }
+        long sequence = ledger.next();
+        chain.addSend(sequence, WorkRequests.OPCODE_RDMA_READ, 0, localAddress, length, lkey, remoteAddress, rkey, 0);
+        mark();
+        post();
+        return sequence;
+    }
+
+    /**
+     * Posts an atomic request ({@code opcode}) on the word at {@code remoteAddress} ({@code rkey}),
+     * whose old value lands at {@code localAddress} ({@code lkey}), signaled.
+     *
+     * @return its sequence number, or -1 if the send queue has no room now
+     */
+    long postAtomic(int opcode, long localAddress, int lkey, long remoteAddress, int rkey, long compareAdd,
+                    long swap) throws IOException {
+        if (closed || ledger.isFull()) {
+            return -1;
+        }
+        long sequence = ledger.next();
+        chain.addAtomic(sequence, opcode, 0, localAddress, lkey, remoteAddress, rkey, compareAdd, swap);
+        mark();
+        post();
+        return sequence;
+    }
+
+    /**
+     * Copies {@code length} bytes of {@code source} from {@code index} into staging (or inline) and
+     * posts them as an RDMA Write without immediate to {@code remoteAddress} ({@code rkey}),
+     * signaled: the peer's CPU sees nothing of it.
+     *
+     * @return its sequence number, or -1 if the send queue or the staging blocks have no room now
+     */
+    long postWrite(ByteBuf source, int index, int length, long remoteAddress, int rkey) throws IOException {
+        if (closed || ledger.isFull() || !place(length, true)) {
+            return -1;
+        }
+        placed.setBytes(placedOffset, source, index, length);
+        long sequence = ledger.next();
+        chain.addSend(sequence, WorkRequests.OPCODE_RDMA_WRITE, inlineFlag(length), placedAddress, length,
+                placedLkey, remoteAddress, rkey, 0);
+        mark();
+        post();
+        return sequence;
     }
 
     /**

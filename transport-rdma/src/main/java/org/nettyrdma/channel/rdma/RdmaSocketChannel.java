@@ -46,6 +46,7 @@ import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
 import org.nettyrdma.channel.rdma.internal.RejectReason;
+import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
 import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
 
@@ -72,6 +73,7 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
     /** For an accepted channel: the listener's dispatcher its id still lives on. */
     private final CmEventDispatcher acceptedFrom;
     private final SockAddr addressMemory = new SockAddr();
+    private final OneSidedOperations oneSided = new OneSidedOperations(this);
     private InetSocketAddress local;
     private InetSocketAddress remote;
     private ChannelPromise connectPromise;
@@ -144,6 +146,14 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
     public RdmaChannelMetrics metrics() {
         RdmaConnection connection = this.connection;
         return connection != null ? connection.metrics(true) : metricsAtClose;
+    }
+
+    /**
+     * Returns the one-sided operations of this channel: memory exposed to the peer, and RDMA Read,
+     * Write and atomics on memory the peer exposed (docs/one-sided.md).
+     */
+    public OneSidedOperations oneSided() {
+        return oneSided;
     }
 
     /**
@@ -443,13 +453,25 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
             CompletionQueue cq = loop.reserveCompletionQueue(device,
                     RdmaConnection.completionQueueEntries(config, device));
             SharedReceiveQueue srq;
+            ProtectionDomain ownPd = null;
             try {
-                srq = loop.sharedReceiveQueue(device, config.getSlotSize(), RdmaReceiver.INITIAL_SHARE);
+                if (config.isExposeMemory()) {
+                    // A key registered here works on this connection's queue pair alone (docs/one-sided.md).
+                    ownPd = ProtectionDomain.allocate(device);
+                    int slots = config.getReceiveSlots();
+                    srq = loop.ownReceiveQueue(ownPd, config.getSlotSize(), slots + slots / 16 + 1);
+                } else {
+                    srq = loop.sharedReceiveQueue(device, config.getSlotSize(), RdmaReceiver.INITIAL_SHARE);
+                }
             } catch (IOException e) {
+                if (ownPd != null) {
+                    ownPd.release();
+                }
                 cq.unreserve(RdmaConnection.completionQueueEntries(config, device));
                 throw e;
             }
-            connection = new RdmaConnection(this, eventLoop(), cq, srq, id, config, acceptedFrom != null);
+            // The connection owns the domain's first hold from here, and frees it when closed.
+            connection = new RdmaConnection(this, eventLoop(), cq, srq, id, config, acceptedFrom != null, ownPd);
             if (admission != null) {
                 admission.hold(connection.admittedBytes());
             }

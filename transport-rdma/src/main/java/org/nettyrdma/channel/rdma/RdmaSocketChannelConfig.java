@@ -88,6 +88,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     private volatile int creditTimeoutMillis = 60_000;
     private volatile int ringIdleMillis = 2_000;
     private volatile boolean receiveInPlace;
+    private volatile boolean exposeMemory;
     private volatile boolean allowHalfClosure;
     private volatile boolean keepAlive;
     private volatile int trafficClass;
@@ -110,7 +111,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
                 RdmaChannelOption.SLOT_SIZE, RdmaChannelOption.SEND_QUEUE_DEPTH, RdmaChannelOption.MAX_INLINE_DATA,
                 RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, RdmaChannelOption.HELLO_TIMEOUT_MILLIS,
                 RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, RdmaChannelOption.RING_IDLE_MILLIS,
-                RdmaChannelOption.RECEIVE_IN_PLACE);
+                RdmaChannelOption.RECEIVE_IN_PLACE, RdmaChannelOption.EXPOSE_MEMORY);
     }
 
     @SuppressWarnings("unchecked")
@@ -167,6 +168,9 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         if (option == RdmaChannelOption.RECEIVE_IN_PLACE) {
             return (T) Boolean.valueOf(isReceiveInPlace());
         }
+        if (option == RdmaChannelOption.EXPOSE_MEMORY) {
+            return (T) Boolean.valueOf(isExposeMemory());
+        }
         return super.getOption(option);
     }
 
@@ -207,6 +211,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
             setRingIdleMillis((Integer) value);
         } else if (option == RdmaChannelOption.RECEIVE_IN_PLACE) {
             setReceiveInPlace((Boolean) value);
+        } else if (option == RdmaChannelOption.EXPOSE_MEMORY) {
+            setExposeMemory((Boolean) value);
         } else {
             return super.setOption(option, value);
         }
@@ -332,6 +338,23 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      */
     public RdmaSocketChannelConfig setReceiveInPlace(boolean receiveInPlace) {
         this.receiveInPlace = receiveInPlace;
+        return this;
+    }
+
+    /**
+     * Returns {@code true} if the connection gets a protection domain of its own, to expose memory to
+     * its peer ({@link RdmaChannelOption#EXPOSE_MEMORY}).
+     */
+    public boolean isExposeMemory() {
+        return exposeMemory;
+    }
+
+    /**
+     * Sets whether the connection gets a protection domain of its own, to expose memory to its peer
+     * ({@link RdmaChannelOption#EXPOSE_MEMORY}); read when the connection is made.
+     */
+    public RdmaSocketChannelConfig setExposeMemory(boolean exposeMemory) {
+        this.exposeMemory = exposeMemory;
         return this;
     }
 

@@ -1,0 +1,292 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.testsuite.transport;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteOrder;
+import java.nio.channels.ClosedChannelException;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.channel.rdma.ExposedRegion;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaRemoteAccessException;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
+import org.nettyrdma.channel.rdma.RemoteAccess;
+import org.nettyrdma.channel.rdma.RemoteRegion;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+
+/**
+ * One-sided operations on rxe: a server exposes a table on each accepted connection, in the
+ * connection's own protection domain, and sends its descriptor; the client reads, writes and updates
+ * it without the server's CPU. What the device must refuse, it refuses, and the table is unchanged:
+ * the descriptor used on another connection, bounds past the exposed bytes, an access not granted, a
+ * revoked key.
+ */
+class RdmaOneSidedTest {
+
+    private static final int TABLE = 4096;
+    /** The exposed table sits between guard bytes that no request may reach. */
+    private static final int GUARD = 256;
+    private static final long TIMEOUT_SECONDS = 30;
+
+    @RegisterExtension
+    final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
+
+    /**
+     * The server side: exposes the same slice of its memory on each connection and sends the
+     * descriptor; {@link #exposed} is the first connection's exposure.
+     */
+    @ChannelHandler.Sharable
+    private static final class Exposer extends ChannelInboundHandlerAdapter {
+        final ByteBuf memory = Unpooled.directBuffer(GUARD + TABLE + GUARD);
+        final CompletableFuture<ExposedRegion> exposed = new CompletableFuture<>();
+        private final RemoteAccess[] access;
+
+        Exposer(RemoteAccess... access) {
+            this.access = access;
+            for (int i = 0; i < memory.capacity(); i++) {
+                memory.writeByte(i < GUARD || i >= GUARD + TABLE ? 0xEE : i);
+            }
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            RdmaSocketChannel channel = (RdmaSocketChannel) ctx.channel();
+            ByteBuf table = memory.retainedSlice(GUARD, TABLE);
+            Future<ExposedRegion> future = channel.oneSided().expose(table, access[0], rest(access));
+            table.release();
+            future.addListener(f -> {
+                if (!f.isSuccess()) {
+                    exposed.completeExceptionally(f.cause());
+                    return;
+                }
+                ExposedRegion region = (ExposedRegion) f.getNow();
+                exposed.complete(region);
+                ctx.writeAndFlush(region.descriptor().writeTo(ctx.alloc().buffer(RemoteRegion.ENCODED_LENGTH)));
+            });
+        }
+
+        private static RemoteAccess[] rest(RemoteAccess[] access) {
+            RemoteAccess[] rest = new RemoteAccess[access.length - 1];
+            System.arraycopy(access, 1, rest, 0, rest.length);
+            return rest;
+        }
+
+        byte[] snapshot() {
+            return ByteBufUtil.getBytes(memory, 0, memory.capacity());
+        }
+    }
+
+    /** The client side: takes the descriptor the server sends. */
+    private static final class DescriptorReader extends ChannelInboundHandlerAdapter {
+        final CompletableFuture<RemoteRegion> descriptor = new CompletableFuture<>();
+        private final ByteBuf received = Unpooled.buffer();
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            received.writeBytes((ByteBuf) msg);
+            ReferenceCountUtil.release(msg);
+            if (received.readableBytes() >= RemoteRegion.ENCODED_LENGTH) {
+                descriptor.complete(RemoteRegion.readFrom(received));
+            }
+        }
+    }
+
+    /** A server exposing a table with {@code access} on each connection, and a client that has the descriptor. */
+    private record Session(Exposer exposer, Channel server, RdmaSocketChannel client, RemoteRegion remote) {
+        void close() throws InterruptedException {
+            client.close().sync();
+            server.close().sync();
+            exposer.memory.release();
+        }
+    }
+
+    private Session open(RemoteAccess... access) throws Exception {
+        Exposer exposer = new Exposer(access);
+        Channel server = rdma.bind(rdma.server().childOption(RdmaChannelOption.EXPOSE_MEMORY, true)
+                .childHandler(exposer));
+        DescriptorReader reader = new DescriptorReader();
+        RdmaSocketChannel client = client(server, reader);
+        return new Session(exposer, server, client, reader.descriptor.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+    }
+
+    private RdmaSocketChannel client(Channel server, DescriptorReader reader) throws InterruptedException {
+        return (RdmaSocketChannel) rdma.client().handler(reader).connect(server.localAddress()).sync().channel();
+    }
+
+    private static <T> T await(Future<T> future) throws Exception {
+        assertTrue(future.await(TIMEOUT_SECONDS, TimeUnit.SECONDS), "completed in time");
+        if (!future.isSuccess()) {
+            throw new AssertionError("failed: " + future.cause(), future.cause());
+        }
+        return future.getNow();
+    }
+
+    private static Throwable failure(Future<?> future) throws InterruptedException {
+        assertTrue(future.await(TIMEOUT_SECONDS, TimeUnit.SECONDS), "completed in time");
+        assertFalse(future.isSuccess(), "refused");
+        return future.cause();
+    }
+
+    private static long word(ByteBuf memory, int index) {
+        return ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? memory.getLongLE(index) : memory.getLong(index);
+    }
+
+    @Test
+    void aClientReadsWritesAndUpdatesTheTableWithoutTheServersCpu() throws Exception {
+        Session session = open(RemoteAccess.READ, RemoteAccess.WRITE, RemoteAccess.ATOMIC);
+        Exposer exposer = session.exposer();
+        RdmaSocketChannel client = session.client();
+        RemoteRegion remote = session.remote();
+        assertEquals(TABLE, remote.length());
+        assertEquals(EnumSet.allOf(RemoteAccess.class), remote.access());
+
+        ByteBuf read = await(client.oneSided().read(remote, 0, TABLE));
+        assertArrayEquals(ByteBufUtil.getBytes(exposer.memory, GUARD, TABLE), ByteBufUtil.getBytes(read));
+        read.release();
+
+        byte[] written = new byte[300];
+        Arrays.fill(written, (byte) 0x5A);
+        await(client.oneSided().write(remote, 1000, Unpooled.wrappedBuffer(written)));
+        assertArrayEquals(written, ByteBufUtil.getBytes(exposer.memory, GUARD + 1000, written.length));
+
+        long before = word(exposer.memory, GUARD + 64);
+        assertEquals(before, await(client.oneSided().fetchAndAdd(remote, 64, 5)));
+        assertEquals(before + 5, word(exposer.memory, GUARD + 64));
+        assertEquals(before + 5, await(client.oneSided().compareAndSwap(remote, 64, before + 5, 42)));
+        assertEquals(42, word(exposer.memory, GUARD + 64));
+        assertEquals(42, await(client.oneSided().compareAndSwap(remote, 64, 7, 9)), "no swap: the old value");
+        assertEquals(42, word(exposer.memory, GUARD + 64));
+
+        // A read larger than one request is split; the stream still works beside it.
+        ByteBuf again = await(client.oneSided().read(remote, 0, TABLE));
+        assertArrayEquals(ByteBufUtil.getBytes(exposer.memory, GUARD, TABLE), ByteBufUtil.getBytes(again));
+        again.release();
+        assertTrue(client.isActive());
+        session.close();
+    }
+
+    @Test
+    void anotherConnectionWithTheDescriptorIsRefusedByTheDevice() throws Exception {
+        Session session = open(RemoteAccess.READ, RemoteAccess.WRITE);
+        Exposer exposer = session.exposer();
+        RdmaSocketChannel client = session.client();
+        RemoteRegion remote = session.remote();
+        byte[] before = exposer.snapshot();
+
+        RdmaSocketChannel third = client(session.server(), new DescriptorReader());
+        Throwable refused = failure(third.oneSided().write(remote, 0, Unpooled.wrappedBuffer(new byte[64])));
+        assertInstanceOf(RdmaRemoteAccessException.class, refused, () -> "refused: " + refused);
+        assertArrayEquals(before, exposer.snapshot(), "the table is unchanged");
+        third.closeFuture().await(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        assertFalse(third.isActive(), "the device put the third connection in the error state: it closed");
+
+        ByteBuf read = await(client.oneSided().read(remote, 0, 64));
+        read.release();
+        assertTrue(client.isActive(), "the connection the table was exposed on goes on");
+        session.close();
+    }
+
+    @Test
+    void theDeviceRefusesBytesPastTheExposedOnes() throws Exception {
+        Session session = open(RemoteAccess.READ, RemoteAccess.WRITE);
+        Exposer exposer = session.exposer();
+        RdmaSocketChannel client = session.client();
+        RemoteRegion remote = session.remote();
+        byte[] before = exposer.snapshot();
+        // The peer's word: a descriptor that claims the guard bytes after the table too.
+        RemoteRegion larger = new RemoteRegion(remote.address(), TABLE + GUARD, remote.rkey(), remote.access());
+        Throwable refused = failure(client.oneSided().write(larger, TABLE - 8, Unpooled.wrappedBuffer(new byte[16])));
+        assertInstanceOf(RdmaRemoteAccessException.class, refused, () -> "refused: " + refused);
+        assertArrayEquals(before, exposer.snapshot(), "neither the table nor the guard bytes changed");
+        session.close();
+    }
+
+    @Test
+    void theDeviceRefusesAnAccessNotGranted() throws Exception {
+        Session session = open(RemoteAccess.READ);
+        Exposer exposer = session.exposer();
+        RdmaSocketChannel client = session.client();
+        RemoteRegion remote = session.remote();
+        assertEquals(EnumSet.of(RemoteAccess.READ), remote.access());
+        byte[] before = exposer.snapshot();
+
+        Throwable local = failure(client.oneSided().write(remote, 0, Unpooled.wrappedBuffer(new byte[8])));
+        assertInstanceOf(IllegalArgumentException.class, local, "refused before posting: the region grants no WRITE");
+        RemoteRegion forged = new RemoteRegion(remote.address(), remote.length(), remote.rkey(),
+                EnumSet.allOf(RemoteAccess.class));
+        Throwable refused = failure(client.oneSided().fetchAndAdd(forged, 0, 1));
+        assertInstanceOf(RdmaRemoteAccessException.class, refused, () -> "refused: " + refused);
+        assertArrayEquals(before, exposer.snapshot(), "the table is unchanged");
+        session.close();
+    }
+
+    @Test
+    void aRevokedKeyIsRefusedAndTheBufferReleased() throws Exception {
+        Session session = open(RemoteAccess.READ, RemoteAccess.WRITE);
+        Exposer exposer = session.exposer();
+        RdmaSocketChannel client = session.client();
+        RemoteRegion remote = session.remote();
+        ExposedRegion exposed = exposer.exposed.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        ByteBuf read = await(client.oneSided().read(remote, 0, 8));
+        read.release();
+
+        int refCnt = exposer.memory.refCnt();
+        await(exposed.revoke());
+        assertTrue(exposed.isRevoked());
+        assertEquals(refCnt - 1, exposer.memory.refCnt(), "the exposure's hold on the buffer is released");
+        byte[] before = exposer.snapshot();
+        Throwable refused = failure(client.oneSided().write(remote, 0, Unpooled.wrappedBuffer(new byte[8])));
+        assertInstanceOf(RdmaRemoteAccessException.class, refused, () -> "refused: " + refused);
+        assertArrayEquals(before, exposer.snapshot(), "the table is unchanged");
+        Throwable closed = failure(client.oneSided().read(remote, 0, 8));
+        assertInstanceOf(ClosedChannelException.class, closed, () -> "after the refusal the channel closed: " + closed);
+        session.close();
+    }
+
+    @Test
+    void aChannelInTheSharedDomainExposesNothing() throws Exception {
+        Channel server = rdma.bind(rdma.server().childHandler(new ChannelInboundHandlerAdapter()));
+        RdmaSocketChannel client = client(server, new DescriptorReader());
+        ByteBuf table = Unpooled.directBuffer(64).writeZero(64);
+        Throwable refused = failure(client.oneSided().expose(table, RemoteAccess.READ));
+        assertInstanceOf(IllegalStateException.class, refused);
+        assertTrue(refused.getMessage().contains("EXPOSE_MEMORY"), refused::getMessage);
+        assertEquals(1, table.refCnt(), "the buffer is the caller's still");
+        table.release();
+        client.close().sync();
+        server.close().sync();
+    }
+}

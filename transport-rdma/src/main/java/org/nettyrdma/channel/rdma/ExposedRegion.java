@@ -1,0 +1,107 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import org.nettyrdma.channel.rdma.internal.MemoryRegion;
+import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
+
+/**
+ * Memory a channel exposed to its peer ({@link OneSidedOperations#expose}): the readable bytes of a
+ * buffer, registered in the connection's own protection domain with the access granted. The peer
+ * reaches them with the {@link #descriptor()} it was sent, on this connection only, until
+ * {@link #revoke()} or the channel's close; the buffer is held meanwhile and released after.
+ */
+public final class ExposedRegion {
+
+    private final EventLoop eventLoop;
+    private final ByteBuf buffer;
+    private final RemoteRegion descriptor;
+    private final MemoryRegion region;
+    private final ProtectionDomain pd;
+    private final Runnable forget;
+    private volatile boolean revoked;
+
+    ExposedRegion(EventLoop eventLoop, ByteBuf buffer, RemoteRegion descriptor, MemoryRegion region,
+                  ProtectionDomain pd, Runnable forget) {
+        this.eventLoop = eventLoop;
+        this.buffer = buffer;
+        this.descriptor = descriptor;
+        this.region = region;
+        this.pd = pd;
+        this.forget = forget;
+    }
+
+    /** Returns what the peer needs to reach the region: send it to the peer however the application likes. */
+    public RemoteRegion descriptor() {
+        return descriptor;
+    }
+
+    /**
+     * Returns the exposed bytes, which the peer may read, write or update as granted while exposed:
+     * what this side reads of them may change under it.
+     */
+    public ByteBuf buffer() {
+        return buffer;
+    }
+
+    /** Returns {@code true} once revoked, by {@link #revoke()} or the channel's close. */
+    public boolean isRevoked() {
+        return revoked;
+    }
+
+    /**
+     * Revokes the exposure: once the future completes the device refuses the key, a request of the
+     * peer in flight either completed before or fails, and the buffer is released. A revoked
+     * exposure is never valid again; revoking again does nothing.
+     */
+    public Future<Void> revoke() {
+        Promise<Void> promise = eventLoop.newPromise();
+        if (eventLoop.inEventLoop()) {
+            revokeNow();
+            promise.setSuccess(null);
+        } else {
+            eventLoop.execute(() -> {
+                revokeNow();
+                promise.setSuccess(null);
+            });
+        }
+        return promise;
+    }
+
+    /** Deregisters the memory and releases the buffer; on the event loop. */
+    void revokeNow() {
+        if (revoked) {
+            return;
+        }
+        revoked = true;
+        try {
+            region.close();
+        } finally {
+            pd.release();
+            buffer.release();
+            forget.run();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ExposedRegion(" + descriptor + (revoked ? ", revoked)" : ")");
+    }
+}

@@ -1,0 +1,253 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma;
+
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import org.nettyrdma.channel.rdma.internal.MemoryRegion;
+import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
+import org.nettyrdma.channel.rdma.internal.WorkRequests;
+
+/**
+ * RDMA's memory semantics on one {@link RdmaSocketChannel} ({@link RdmaSocketChannel#oneSided()}):
+ * expose memory to the peer, and read, write and update memory the peer exposed, without the peer's
+ * CPU taking part (docs/one-sided.md).
+ *
+ * <p>Every method may be called from any thread and returns at once; the work runs on the channel's
+ * event loop, where the futures complete. An operation is posted on the connection's send queue after
+ * the bytes the channel flushed before it, and waits for room there rather than failing. A Read or
+ * an atomic sees every Write of this side posted before it. What the peer's application did with
+ * the stream meanwhile is not ordered with it: a reader that must see the peer's update waits for the
+ * peer's word that it is done, or checks a version, as the examples do.
+ *
+ * <p>Errors: arguments outside the descriptor (bounds, access, alignment) fail the future with an
+ * {@link IllegalArgumentException} before anything is posted; a channel not connected, or closed, with
+ * a {@link ClosedChannelException}; a request the peer's device refused with an
+ * {@link RdmaRemoteAccessException}, after which the channel closes, as the device put the connection
+ * in the error state.
+ */
+public final class OneSidedOperations {
+
+    private final RdmaSocketChannel channel;
+
+    OneSidedOperations(RdmaSocketChannel channel) {
+        this.channel = channel;
+    }
+
+    /**
+     * Exposes the readable bytes of {@code buffer} (a direct buffer, its memory where it is) to this
+     * channel's peer with {@code access}, and no other access: the future's {@link ExposedRegion}
+     * holds a retained reference until revoked or the channel closes, and its descriptor is what the
+     * peer needs. Only on a channel with {@link RdmaChannelOption#EXPOSE_MEMORY}, whose key works on
+     * this connection alone.
+     */
+    public Future<ExposedRegion> expose(ByteBuf buffer, RemoteAccess first, RemoteAccess... rest) {
+        Promise<ExposedRegion> promise = channel.eventLoop().newPromise();
+        Set<RemoteAccess> access = EnumSet.of(first, rest);
+        if (!buffer.hasMemoryAddress() || buffer.readableBytes() == 0) {
+            return promise.setFailure(new IllegalArgumentException("only the readable bytes of a direct buffer with "
+                    + "a memory address can be exposed, and at least one: " + buffer));
+        }
+        buffer.retain();
+        onLoop(promise, buffer, () -> {
+            RdmaConnection connection = connectedOrFail(promise);
+            if (connection == null) {
+                buffer.release();
+                return;
+            }
+            ProtectionDomain pd = connection.ownProtectionDomain();
+            if (pd == null) {
+                buffer.release();
+                promise.setFailure(new IllegalStateException("this channel shares its device's protection domain, "
+                        + "where a key would reach other connections' memory: set RdmaChannelOption.EXPOSE_MEMORY "
+                        + "(a child option on a server) before it connects"));
+                return;
+            }
+            long address = buffer.memoryAddress() + buffer.readerIndex();
+            int length = buffer.readableBytes();
+            MemoryRegion region;
+            try {
+                region = MemoryRegion.register(pd.handle(), address, length, RemoteAccess.verbsFlags(access),
+                        "an exposed region");
+            } catch (IOException e) {
+                buffer.release();
+                promise.setFailure(e);
+                return;
+            }
+            pd.retain();
+            ExposedRegion[] exposed = new ExposedRegion[1];
+            exposed[0] = new ExposedRegion(channel.eventLoop(), buffer,
+                    new RemoteRegion(address, length, region.rkey(), access), region, pd,
+                    () -> connection.revoked(exposed[0]));
+            connection.exposed(exposed[0]);
+            promise.setSuccess(exposed[0]);
+        });
+        return promise;
+    }
+
+    /**
+     * Reads {@code length} bytes at {@code offset} of {@code remote} with RDMA Read: the future's
+     * buffer, the caller's to release, holds them.
+     */
+    public Future<ByteBuf> read(RemoteRegion remote, long offset, int length) {
+        Promise<ByteBuf> promise = channel.eventLoop().newPromise();
+        String what = "an RDMA Read of " + length + " bytes at offset " + offset + " of " + remote;
+        if (refused(promise, remote, RemoteAccess.READ, offset, length, what)) {
+            return promise;
+        }
+        onLoop(promise, null, () -> {
+            RdmaConnection connection = connectedOrFail(promise);
+            if (connection == null) {
+                return;
+            }
+            ByteBuf result = channel.alloc().buffer(length, length).writerIndex(length);
+            OneSidedRequests requests = connection.oneSided();
+            OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), result, true, what);
+            int largest = requests.largestRequest();
+            for (int done = 0; done < length; done += largest) {
+                requests.read(operation, done, Math.min(largest, length - done), remote.address() + offset + done,
+                        remote.rkey());
+            }
+            connection.postOneSided();
+        });
+        return promise;
+    }
+
+    /**
+     * Writes the readable bytes of {@code source} at {@code offset} of {@code remote} with RDMA Write,
+     * which the peer's CPU does not see; {@code source} is released once sent, or on failure.
+     */
+    public Future<Void> write(RemoteRegion remote, long offset, ByteBuf source) {
+        Promise<Void> promise = channel.eventLoop().newPromise();
+        int length = source.readableBytes();
+        String what = "an RDMA Write of " + length + " bytes at offset " + offset + " of " + remote;
+        if (refused(promise, remote, RemoteAccess.WRITE, offset, length, what)) {
+            source.release();
+            return promise;
+        }
+        onLoop(promise, source, () -> {
+            RdmaConnection connection = connectedOrFail(promise);
+            if (connection == null) {
+                source.release();
+                return;
+            }
+            OneSidedRequests requests = connection.oneSided();
+            OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), source, false, what);
+            int largest = requests.largestRequest();
+            for (int done = 0; done < length; done += largest) {
+                requests.write(operation, done, Math.min(largest, length - done), remote.address() + offset + done,
+                        remote.rkey());
+            }
+            connection.postOneSided();
+        });
+        return promise;
+    }
+
+    /**
+     * Compares the 8-byte word at {@code offset} of {@code remote} with {@code expect} and, if equal,
+     * replaces it with {@code update}, atomically with respect to every atomic on the word; the future
+     * holds the word's value before, {@code expect} if the swap happened. The word is an integer in the
+     * exposing host's byte order.
+     */
+    public Future<Long> compareAndSwap(RemoteRegion remote, long offset, long expect, long update) {
+        return atomic(remote, offset, WorkRequests.OPCODE_ATOMIC_CMP_AND_SWP, expect, update,
+                "a compare-and-swap at offset " + offset + " of " + remote);
+    }
+
+    /**
+     * Adds {@code delta} to the 8-byte word at {@code offset} of {@code remote}, atomically with respect
+     * to every atomic on the word; the future holds the word's value before.
+     */
+    public Future<Long> fetchAndAdd(RemoteRegion remote, long offset, long delta) {
+        return atomic(remote, offset, WorkRequests.OPCODE_ATOMIC_FETCH_AND_ADD, delta, 0,
+                "a fetch-and-add at offset " + offset + " of " + remote);
+    }
+
+    private Future<Long> atomic(RemoteRegion remote, long offset, int opcode, long compareAdd, long swap, String what) {
+        Promise<Long> promise = channel.eventLoop().newPromise();
+        if (refused(promise, remote, RemoteAccess.ATOMIC, offset, Long.BYTES, what)) {
+            return promise;
+        }
+        if ((remote.address() + offset) % Long.BYTES != 0) {
+            return promise.setFailure(new IllegalArgumentException(what + ": the word is not 8-byte aligned"));
+        }
+        onLoop(promise, null, () -> {
+            RdmaConnection connection = connectedOrFail(promise);
+            if (connection == null) {
+                return;
+            }
+            OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), null, false, what);
+            connection.oneSided().atomic(operation, opcode, remote.address() + offset, remote.rkey(), compareAdd,
+                    swap);
+            connection.postOneSided();
+        });
+        return promise;
+    }
+
+    /** Fails {@code promise} if the request is outside what {@code remote} says it grants. */
+    private static boolean refused(Promise<?> promise, RemoteRegion remote, RemoteAccess access, long offset,
+                                   int length, String what) {
+        if (!remote.grants(access)) {
+            promise.setFailure(new IllegalArgumentException(what + ": the region does not grant " + access));
+            return true;
+        }
+        if (length <= 0 || offset < 0 || offset > remote.length() - length) {
+            promise.setFailure(new IllegalArgumentException(what + ": outside the region's " + remote.length()
+                    + " bytes, or empty"));
+            return true;
+        }
+        return false;
+    }
+
+    private RdmaConnection connectedOrFail(Promise<?> promise) {
+        RdmaConnection connection = channel.connection;
+        if (connection == null || !channel.isActive()) {
+            promise.setFailure(new ClosedChannelException());
+            return null;
+        }
+        return connection;
+    }
+
+    /** Runs {@code task} on the event loop; if the loop is gone, fails {@code promise} and releases {@code held}. */
+    private void onLoop(Promise<?> promise, ByteBuf held, Runnable task) {
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+            task.run();
+            return;
+        }
+        try {
+            loop.execute(task);
+        } catch (RejectedExecutionException e) {
+            if (held != null) {
+                held.release();
+            }
+            promise.tryFailure(new ClosedChannelException());
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Promise<Object> erase(Promise<?> promise) {
+        return (Promise<Object>) promise;
+    }
+}
