@@ -51,7 +51,8 @@ import org.nettyrdma.example.Transport;
  *
  * The program connects several clients, which all increment the counter {@code --times} times and the
  * guarded word as often under the lock, and checks that both rose by exactly clients x times: neither
- * loses an update. It expects no other program to use the server meanwhile.
+ * loses an update. It expects no other program to use the server meanwhile; otherwise, or if an update
+ * was lost, it ends with an exception.
  */
 public final class AtomicsClient {
 
@@ -113,8 +114,7 @@ public final class AtomicsClient {
                     + "guarded word by %d by read and write under the lock (%d lock retries); expected %d each%n",
                     clients, transport.displayName(), address, millis, counted, guardedCounted, retries, expected);
             if (counted != expected || guardedCounted != expected) {
-                System.err.println("atomics: an update was lost, or another program used the server meanwhile");
-                System.exit(1);
+                throw new IllegalStateException("an update was lost, or another program used the server meanwhile");
             }
         } finally {
             group.shutdownGracefully();
