@@ -110,6 +110,19 @@ public final class ExampleOptions {
     }
 
     /**
+     * Returns {@code --transport} as {@link #transport()} does, refusing a TCP transport with a message that
+     * says {@code why}: for an example of what only RDMA has.
+     */
+    public Transport rdmaTransport(String why) {
+        Transport transport = transport();
+        if (!transport.isRdma()) {
+            throw fail("--transport " + transport.displayName() + ": " + why
+                    + " (expected: rdma, rdma-nopoll or rdma-busypoll)");
+        }
+        return transport;
+    }
+
+    /**
      * Returns {@code --transports}, comma-separated transport names, by default {@code defaultNames}: what
      * a benchmark compares, in the order given.
      */

@@ -18,6 +18,7 @@ package org.nettyrdma.example;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -42,6 +43,15 @@ class ExampleOptionsTest {
         assertEquals(10, options.integer("count", 10));
         assertArrayEquals(new int[] {64, 4096}, options.integers("sizes", 64, 4096));
         assertEquals(2.5, options.seconds("warmup", 2.5));
+    }
+
+    @Test
+    void anRdmaOnlyExampleRefusesTcpSayingWhy() {
+        assertEquals(Transport.RDMA_BUSYPOLL, ExampleOptions.of("--transport", "rdma-busypoll").rdmaTransport("why"));
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> ExampleOptions.of("--transport", "nio").rdmaTransport("one-sided operations need RDMA"));
+        assertTrue(refused.getMessage().contains("one-sided operations need RDMA"), refused::getMessage);
+        assertTrue(refused.getMessage().contains("--transport nio"), refused::getMessage);
     }
 
     @Test
