@@ -112,8 +112,7 @@ public final class OneSidedOperations {
      */
     public Future<ByteBuf> read(RemoteRegion remote, long offset, int length) {
         Promise<ByteBuf> promise = channel.eventLoop().newPromise();
-        String what = "an RDMA Read of " + length + " bytes at offset " + offset + " of " + remote;
-        if (refused(promise, remote, RemoteAccess.READ, offset, length, what)) {
+        if (refused(promise, remote, RemoteAccess.READ, offset, length, OneSidedRequests.READ_VERB)) {
             return promise;
         }
         onLoop(promise, null, () -> {
@@ -123,7 +122,8 @@ public final class OneSidedOperations {
             }
             ByteBuf result = channel.alloc().buffer(length, length).writerIndex(length);
             OneSidedRequests requests = connection.oneSided();
-            OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), result, true, what);
+            OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), result, true,
+                    OneSidedRequests.READ_VERB, remote, offset, length);
             int largest = requests.largestRequest();
             for (int done = 0; done < length; done += largest) {
                 requests.read(operation, done, Math.min(largest, length - done), remote.address() + offset + done,
@@ -141,8 +141,7 @@ public final class OneSidedOperations {
     public Future<Void> write(RemoteRegion remote, long offset, ByteBuf source) {
         Promise<Void> promise = channel.eventLoop().newPromise();
         int length = source.readableBytes();
-        String what = "an RDMA Write of " + length + " bytes at offset " + offset + " of " + remote;
-        if (refused(promise, remote, RemoteAccess.WRITE, offset, length, what)) {
+        if (refused(promise, remote, RemoteAccess.WRITE, offset, length, OneSidedRequests.WRITE_VERB)) {
             source.release();
             return promise;
         }
@@ -153,7 +152,8 @@ public final class OneSidedOperations {
                 return;
             }
             OneSidedRequests requests = connection.oneSided();
-            OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), source, false, what);
+            OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), source, false,
+                    OneSidedRequests.WRITE_VERB, remote, offset, length);
             int largest = requests.largestRequest();
             for (int done = 0; done < length; done += largest) {
                 requests.write(operation, done, Math.min(largest, length - done), remote.address() + offset + done,
@@ -171,8 +171,7 @@ public final class OneSidedOperations {
      * exposing host's byte order.
      */
     public Future<Long> compareAndSwap(RemoteRegion remote, long offset, long expect, long update) {
-        return atomic(remote, offset, WorkRequests.OPCODE_ATOMIC_CMP_AND_SWP, expect, update,
-                "a compare-and-swap at offset " + offset + " of " + remote);
+        return atomic(remote, offset, WorkRequests.OPCODE_ATOMIC_CMP_AND_SWP, expect, update, "a compare-and-swap");
     }
 
     /**
@@ -180,24 +179,26 @@ public final class OneSidedOperations {
      * to every atomic on the word; the future holds the word's value before.
      */
     public Future<Long> fetchAndAdd(RemoteRegion remote, long offset, long delta) {
-        return atomic(remote, offset, WorkRequests.OPCODE_ATOMIC_FETCH_AND_ADD, delta, 0,
-                "a fetch-and-add at offset " + offset + " of " + remote);
+        return atomic(remote, offset, WorkRequests.OPCODE_ATOMIC_FETCH_AND_ADD, delta, 0, "a fetch-and-add");
     }
 
-    private Future<Long> atomic(RemoteRegion remote, long offset, int opcode, long compareAdd, long swap, String what) {
+    /** {@code verb} names the operation in error messages, which are made only when one fails. */
+    private Future<Long> atomic(RemoteRegion remote, long offset, int opcode, long compareAdd, long swap, String verb) {
         Promise<Long> promise = channel.eventLoop().newPromise();
-        if (refused(promise, remote, RemoteAccess.ATOMIC, offset, Long.BYTES, what)) {
+        if (refused(promise, remote, RemoteAccess.ATOMIC, offset, Long.BYTES, verb)) {
             return promise;
         }
         if ((remote.address() + offset) % Long.BYTES != 0) {
-            return promise.setFailure(new IllegalArgumentException(what + ": the word is not 8-byte aligned"));
+            return promise.setFailure(new IllegalArgumentException(
+                    OneSidedRequests.describe(verb, remote, offset, Long.BYTES) + ": the word is not 8-byte aligned"));
         }
         onLoop(promise, null, () -> {
             RdmaConnection connection = connectedOrFail(promise);
             if (connection == null) {
                 return;
             }
-            OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), null, false, what);
+            OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), null, false, verb,
+                    remote, offset, Long.BYTES);
             connection.oneSided().atomic(operation, opcode, remote.address() + offset, remote.rkey(), compareAdd,
                     swap);
             connection.postOneSided();
@@ -207,13 +208,15 @@ public final class OneSidedOperations {
 
     /** Fails {@code promise} if the request is outside what {@code remote} says it grants. */
     private static boolean refused(Promise<?> promise, RemoteRegion remote, RemoteAccess access, long offset,
-                                   int length, String what) {
+                                   int length, String verb) {
         if (!remote.grants(access)) {
-            promise.setFailure(new IllegalArgumentException(what + ": the region does not grant " + access));
+            promise.setFailure(new IllegalArgumentException(OneSidedRequests.describe(verb, remote, offset, length)
+                    + ": the region does not grant " + access));
             return true;
         }
         if (length <= 0 || offset < 0 || offset > remote.length() - length) {
-            promise.setFailure(new IllegalArgumentException(what + ": outside the region's " + remote.length()
+            promise.setFailure(new IllegalArgumentException(OneSidedRequests.describe(verb, remote, offset, length)
+                    + ": outside the region's " + remote.length()
                     + " bytes, or empty"));
             return true;
         }

@@ -39,6 +39,10 @@ import org.nettyrdma.channel.rdma.internal.WorkRequests;
  */
 final class OneSidedRequests {
 
+    /** The names of the operations in error messages. */
+    static final String READ_VERB = "an RDMA Read";
+    static final String WRITE_VERB = "an RDMA Write";
+
     private static final int READ = 0;
     private static final int WRITE = 1;
     private static final int ATOMIC = 2;
@@ -51,16 +55,29 @@ final class OneSidedRequests {
         final ByteBuf buffer;
         /** A Read's buffer goes to the application; a Write's bytes are the operation's to release. */
         final boolean handsBufferUp;
-        final String what;
+        /** What the operation is, kept in parts: the message is made only if the operation fails. */
+        private final String verb;
+        private final RemoteRegion remote;
+        private final long offset;
+        private final int length;
         int partsLeft;
         long value;
         boolean failed;
 
-        Operation(Promise<Object> promise, ByteBuf buffer, boolean handsBufferUp, String what) {
+        Operation(Promise<Object> promise, ByteBuf buffer, boolean handsBufferUp, String verb, RemoteRegion remote,
+                  long offset, int length) {
             this.promise = promise;
             this.buffer = buffer;
             this.handsBufferUp = handsBufferUp;
-            this.what = what;
+            this.verb = verb;
+            this.remote = remote;
+            this.offset = offset;
+            this.length = length;
+        }
+
+        /** Says what the operation is, for the message of its failure. */
+        String what() {
+            return describe(verb, remote, offset, length);
         }
     }
 
@@ -244,15 +261,15 @@ final class OneSidedRequests {
     private static Throwable failure(Operation operation, int status) {
         if (status == WorkCompletionStatus.WR_FLUSH_ERR) {
             ClosedChannelException closed = new ClosedChannelException();
-            closed.initCause(new IOException(operation.what + " was flushed: the connection failed or closed first"));
+            closed.initCause(new IOException(operation.what() + " was flushed: the connection failed or closed first"));
             return closed;
         }
         if (status == WorkCompletionStatus.REM_ACCESS_ERR) {
-            return new RdmaRemoteAccessException(operation.what + " refused by the peer's device: the key is revoked "
+            return new RdmaRemoteAccessException(operation.what() + " refused by the peer's device: the key is revoked "
                     + "or was exposed on another connection, or the region does not grant the access or hold the "
                     + "bytes named (" + WorkCompletionStatus.name(status) + "); the connection is closed");
         }
-        return new IOException(operation.what + " failed: " + WorkCompletionStatus.describe(status)
+        return new IOException(operation.what() + " failed: " + WorkCompletionStatus.describe(status)
                 + "; the connection is closed");
     }
 
@@ -286,6 +303,11 @@ final class OneSidedRequests {
         posted.clear();
         waiting.clear();
         landing.close();
+    }
+
+    /** Describes {@code verb} of {@code length} bytes at {@code offset} of {@code remote}, for an error message. */
+    static String describe(String verb, RemoteRegion remote, long offset, int length) {
+        return verb + " of " + length + " bytes at offset " + offset + " of " + remote;
     }
 
     /** Fails {@code operation} before any of its requests was posted: the channel is not connected, say. */
