@@ -578,8 +578,17 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
             switch (event.type()) {
                 case CmEvent.REJECTED:
                     String reason = RejectReason.describe(event.rejectReason());
-                    return reason != null ? "connection refused (RDMA CM REJECTED): " + reason
-                            : "connection refused (RDMA CM REJECTED, reason " + event.status()
+                    if (reason != null) {
+                        return "connection refused (RDMA CM REJECTED): " + reason;
+                    }
+                    if (state() == RdmaChannelState.AWAITING_HELLO) {
+                        // Our CM saw the connection established: the server's CM took the request, then
+                        // let go of it before it saw the connection established (its id destroyed or
+                        // its queue pair failed), which the kernel reports with a reject.
+                        return "the server let go of the connection after accepting it, before its HELLO "
+                                + "(RDMA CM REJECTED after ESTABLISHED, reason " + event.status() + ')';
+                    }
+                    return "connection refused (RDMA CM REJECTED, reason " + event.status()
                             + "): no RDMA listener at that port";
                 case CmEvent.ADDR_ERROR:
                     return "no RDMA device reaches that address (RDMA CM ADDR_ERROR, status " + event.status() + ')';
