@@ -69,7 +69,7 @@ public final class BenchmarkReport {
     /** Makes a report of the transport's figures, with no section of another kind. */
     public BenchmarkReport() {
         // Sections for lines of other kinds join here.
-        this(List.of(new FrameworksSection()));
+        this(List.of(new OneSidedSection(), new FrameworksSection()));
     }
 
     /** Makes a report that hands the lines {@code sections} accept to them, and renders them last. */
@@ -97,10 +97,8 @@ public final class BenchmarkReport {
     /** Takes one line of output; lines of no known kind are ignored. */
     public void add(String line) {
         String trimmed = line.strip();
-        int space = trimmed.indexOf(' ');
-        String kind = space < 0 ? trimmed : trimmed.substring(0, space);
         for (ReportSection section : sections) {
-            if (section.accepts(kind)) {
+            if (section.accepts(trimmed)) {
                 section.add(trimmed);
                 return;
             }

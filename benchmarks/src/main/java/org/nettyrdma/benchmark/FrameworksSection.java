@@ -30,8 +30,8 @@ final class FrameworksSection implements ReportSection {
     private final List<String> lines = new ArrayList<>();
 
     @Override
-    public boolean accepts(String kind) {
-        return KIND.equals(kind);
+    public boolean accepts(String line) {
+        return line.startsWith(KIND + ' ');
     }
 
     @Override

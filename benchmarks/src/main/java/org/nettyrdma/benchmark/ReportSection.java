@@ -16,14 +16,15 @@
 package org.nettyrdma.benchmark;
 
 /**
- * A section of {@link BenchmarkReport} for result lines of a kind of their own, named by a line's first word
- * (the frameworks' benchmarks, for instance, will print lines of their own kind): it takes those lines and
- * renders after the transport's targets, before the examples. A section that has no line renders nothing.
+ * A section of {@link BenchmarkReport} for result lines of its own, mostly of a kind of their own named by
+ * the line's first word (the frameworks' benchmarks print {@code framework} lines): it takes those lines
+ * and renders after the transport's targets, before the examples. A section that has no line renders
+ * nothing.
  */
 interface ReportSection {
 
-    /** Returns {@code true} if lines whose first word is {@code kind} are this section's. */
-    boolean accepts(String kind);
+    /** Returns {@code true} if {@code line} (without surrounding spaces) is this section's. */
+    boolean accepts(String line);
 
     /** Takes one of this section's lines. */
     void add(String line);

@@ -439,8 +439,8 @@ class BenchmarkReportTest {
         List<String> taken = new ArrayList<>();
         ReportSection frameworks = new ReportSection() {
             @Override
-            public boolean accepts(String kind) {
-                return "framework".equals(kind);
+            public boolean accepts(String line) {
+                return line.startsWith("framework ");
             }
 
             @Override

@@ -1,0 +1,137 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.benchmark;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * {@link OneSidedBenchmark} in the demo's report: a GET by RDMA Read next to the same GET as a request and
+ * a response, size by size, with perftest's {@code ib_read_lat} of that size from the same boot; then
+ * fetch-and-add from 1 and from several clients next to {@code ib_atomic_lat}. Takes the benchmark's
+ * {@code one-sided} lines and perftest's lines of those two tools.
+ */
+final class OneSidedSection implements ReportSection {
+
+    private static final String KIND = "one-sided ";
+    private static final String READ_LAT = "perftest ib_read_lat ";
+    private static final String ATOMIC_LAT = "perftest ib_atomic_lat ";
+
+    /** By size, the fields of the benchmark's {@code one-sided get} line. */
+    private final SortedMap<Integer, Map<String, String>> gets = new TreeMap<>();
+    /** By clients, the fields of the benchmark's {@code one-sided fetch-and-add} line. */
+    private final SortedMap<Integer, Map<String, String>> adds = new TreeMap<>();
+    /** By size, the better (lower typical) reading of {@code ib_read_lat}. */
+    private final SortedMap<Integer, Map<String, String>> readLat = new TreeMap<>();
+    private Map<String, String> atomicLat;
+    private final List<String> errors = new ArrayList<>();
+
+    @Override
+    public boolean accepts(String line) {
+        return line.startsWith(KIND) || line.startsWith(READ_LAT) || line.startsWith(ATOMIC_LAT);
+    }
+
+    @Override
+    public void add(String line) {
+        if (line.startsWith(READ_LAT)) {
+            Map<String, String> fields = BenchmarkRun.fields(line.substring(READ_LAT.length()));
+            Integer size = integer(fields.get("size"));
+            if (size != null) {
+                readLat.merge(size, fields, OneSidedSection::lower);
+            }
+        } else if (line.startsWith(ATOMIC_LAT)) {
+            Map<String, String> fields = BenchmarkRun.fields(line.substring(ATOMIC_LAT.length()));
+            atomicLat = atomicLat == null ? fields : lower(atomicLat, fields);
+        } else {
+            String rest = line.substring(KIND.length());
+            Map<String, String> fields = BenchmarkRun.fields(rest);
+            if (fields.containsKey("error")) {
+                errors.add(fields.get("error"));
+            } else if (rest.startsWith("get ") && integer(fields.get("size")) != null) {
+                gets.put(integer(fields.get("size")), fields);
+            } else if (rest.startsWith("fetch-and-add ") && integer(fields.get("clients")) != null) {
+                adds.put(integer(fields.get("clients")), fields);
+            }
+        }
+    }
+
+    @Override
+    public void render(StringBuilder out) {
+        if (gets.isEmpty() && adds.isEmpty() && errors.isEmpty()) {
+            return;
+        }
+        out.append("\nOne-sided operations: a GET of the server's table by RDMA Read against the same GET as a request"
+                + " and a response on one connection, one at a time; median (min-max) of the rounds"
+                + " (docs/one-sided.md)\n");
+        TextTable table = new TextTable(new String[] {"bytes", "GET by", "p50 us", "p99 us", "server CPU us/GET",
+            "server messages/GET"}, 0);
+        for (Map.Entry<Integer, Map<String, String>> get : gets.entrySet()) {
+            String size = String.valueOf(get.getKey());
+            Map<String, String> fields = get.getValue();
+            table.add(size, "RDMA Read", spread(fields, "read_p50_us"), spread(fields, "read_p99_us"),
+                    spread(fields, "read_server_cpu_us"), spread(fields, "read_server_messages"));
+            table.add(size, "request/response", spread(fields, "request_p50_us"), spread(fields, "request_p99_us"),
+                    spread(fields, "request_server_cpu_us"), spread(fields, "request_server_messages"));
+            Map<String, String> perftest = readLat.get(get.getKey());
+            if (perftest != null) {
+                table.add(size, "ib_read_lat", perftest.getOrDefault("usec_typical", "-") + " (typical)",
+                        perftest.getOrDefault("usec_p99", "-"), "-", "-");
+            }
+        }
+        table.appendTo(out);
+        for (Map.Entry<Integer, Map<String, String>> add : adds.entrySet()) {
+            Map<String, String> fields = add.getValue();
+            out.append(String.format("  fetch-and-add of one word from %d connection%s: %s ops/s, server CPU %s us/op%s%n",
+                    add.getKey(), add.getKey() == 1 ? "" : "s", spread(fields, "ops_per_s"),
+                    spread(fields, "server_cpu_us"), "checked".equals(fields.get("counter"))
+                            ? "; the word equals the adds that completed" : ""));
+        }
+        if (atomicLat != null) {
+            out.append(String.format("  ib_atomic_lat: %s us typical, p99 %s us%n",
+                    atomicLat.getOrDefault("usec_typical", "-"), atomicLat.getOrDefault("usec_p99", "-")));
+        }
+        for (String error : errors) {
+            out.append("  FAILED: ").append(error).append('\n');
+        }
+    }
+
+    /** Returns {@code median[min-max]} as the report writes a spread, {@code median (min-max)}. */
+    private static String spread(Map<String, String> fields, String key) {
+        String value = fields.get(key);
+        if (value == null || value.equals("none")) {
+            return "-";
+        }
+        return value.replace("[", " (").replace("]", ")");
+    }
+
+    /** Returns the perftest line with the lower typical latency: perftest runs on a shared host. */
+    private static Map<String, String> lower(Map<String, String> a, Map<String, String> b) {
+        double first = BenchmarkRun.number(a, "usec_typical");
+        double second = BenchmarkRun.number(b, "usec_typical");
+        return Double.isNaN(first) || second < first ? b : a;
+    }
+
+    private static Integer integer(String value) {
+        try {
+            return value == null ? null : Integer.valueOf(value);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+}
