@@ -34,6 +34,8 @@ import io.netty.util.concurrent.Future;
 import org.HdrHistogram.Histogram;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.example.ExampleOptions;
+import org.nettyrdma.example.ExposingServer;
+import org.nettyrdma.example.Transport;
 
 /**
  * What one-sided operations save: a GET of the server's table by RDMA Read ({@link OneSidedGetClient#readGets})
@@ -41,22 +43,25 @@ import org.nettyrdma.example.ExampleOptions;
  * latency's p50 and p99, the CPU time of the server's event loop per GET and the messages its pipelines
  * saw per GET; then fetch-and-add to one word of the server's from 1 and from {@code --clients}
  * connections, in operations per second, the word checked against the adds that completed. Server and
- * clients run in this JVM on loops of their own (the server's one thread is what its CPU time is of).
+ * clients run in this JVM on loops of their own (the server's one thread is what its CPU time is of),
+ * both of the kind {@code --transport} names: the default loops poll only for gaps shorter than their
+ * budget, so an operation slower than that waits for a wake-up, which busy-polling loops never do.
  *
  * <p>Every phase warms up until the JIT compiler is quiet ({@link JitWarmUp}), then the phases run in
  * {@code --rounds} rounds, each in an order that starts one place further along, and the summary lines
  * give the median of the rounds with the lowest and highest reading ({@code median[min-max]}):
  * <pre>
- * one-sided get size=64 read_p50_us=... read_p99_us=... request_p50_us=... request_p99_us=...
+ * one-sided get loops=rdma size=64 read_p50_us=... read_p99_us=... request_p50_us=... request_p99_us=...
  *     read_server_cpu_us=... request_server_cpu_us=... read_server_messages=... request_server_messages=...
- * one-sided fetch-and-add clients=8 ops_per_s=... server_cpu_us=... counter=checked
+ * one-sided fetch-and-add loops=rdma clients=8 ops_per_s=... server_cpu_us=... counter=checked
  * </pre>
  * ({@code OneSidedSection} puts them in the demo's report.) A phase that fails prints
  * {@code one-sided error=...} and the exit status is 1.
  */
 public final class OneSidedBenchmark {
 
-    private static final String USAGE = "usage: OneSidedBenchmark [--host ADDRESS of an RDMA device] [--sizes 64,4k,64k]"
+    private static final String USAGE = "usage: OneSidedBenchmark [--transport rdma|rdma-nopoll|rdma-busypoll: the"
+            + " loops of both ends] [--host ADDRESS of an RDMA device] [--sizes 64,4k,64k]"
             + " [--clients 8] [--warmup SECONDS per phase, default 2] [--time SECONDS per phase, default 3]"
             + " [--rounds 3]";
     private static final int[] DEFAULT_SIZES = {64, 4096, 65536};
@@ -67,13 +72,16 @@ public final class OneSidedBenchmark {
     private final List<OneSidedGetClient> clients;
     private final List<Phase> phases = new ArrayList<>();
     private final PrintStream out;
+    /** The transport's name, which says the loops both ends run on. */
+    private final String loops;
     /** Each phase's readings, figure by figure, round by round (NaN where a round failed). */
     private final Map<Phase, Map<String, double[]>> readings = new LinkedHashMap<>();
     private boolean failed;
 
-    private OneSidedBenchmark(OneSidedGetServer server, List<OneSidedGetClient> clients, int[] sizes,
+    private OneSidedBenchmark(OneSidedGetServer server, List<OneSidedGetClient> clients, int[] sizes, String loops,
                               PrintStream out) {
         this.server = server;
+        this.loops = loops;
         this.clients = clients;
         this.out = out;
         for (int size : sizes) {
@@ -89,6 +97,7 @@ public final class OneSidedBenchmark {
     /** Runs the benchmark; see the class comment. */
     public static void main(String[] args) throws Exception {
         ExampleOptions options = ExampleOptions.parse(USAGE, args);
+        Transport transport = options.rdmaTransport(ExposingServer.RDMA_ONLY);
         InetAddress host = InetAddress.getByName(options.host());
         int[] sizes = options.integers("sizes", DEFAULT_SIZES);
         int clientCount = options.integer("clients", 8);
@@ -110,15 +119,17 @@ public final class OneSidedBenchmark {
         }
         boolean failed;
         EventLoopGroup clientLoops = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("one-sided-client"),
-                RdmaIoHandler.newFactory());
-        try (OneSidedGetServer server = OneSidedGetServer.start(new InetSocketAddress(host, 0))) {
+                RdmaIoHandler.newFactory(transport.rdmaLoopConfig()));
+        try (OneSidedGetServer server = OneSidedGetServer.start(new InetSocketAddress(host, 0),
+                transport.rdmaLoopConfig())) {
             List<OneSidedGetClient> clients = new ArrayList<>();
             try {
                 for (int i = 0; i < clientCount; i++) {
                     clients.add(OneSidedGetClient.connect(clientLoops, server.localAddress())
                             .get(PHASE_SLACK_SECONDS, TimeUnit.SECONDS));
                 }
-                OneSidedBenchmark benchmark = new OneSidedBenchmark(server, clients, sizes, System.out);
+                OneSidedBenchmark benchmark = new OneSidedBenchmark(server, clients, sizes, transport.displayName(),
+                        System.out);
                 benchmark.run(warmup, time, rounds);
                 failed = benchmark.failed;
             } finally {
@@ -148,11 +159,11 @@ public final class OneSidedBenchmark {
                     figures = measure(phase, time);
                 } catch (Exception e) {
                     failed = true;
-                    out.println("one-sided error=" + phase + ", round " + round + ": " + e);
+                    out.println("one-sided error=" + loops + " loops, " + phase + ", round " + round + ": " + e);
                     continue;
                 }
-                StringBuilder line = new StringBuilder("one-sided-round round=").append(round).append(' ')
-                        .append(phase);
+                StringBuilder line = new StringBuilder("one-sided-round loops=").append(loops).append(" round=")
+                        .append(round).append(' ').append(phase);
                 for (Map.Entry<String, Double> figure : figures.entrySet()) {
                     readings.get(phase).computeIfAbsent(figure.getKey(), k -> nanArray(rounds))[round - 1] =
                             figure.getValue();
@@ -217,7 +228,7 @@ public final class OneSidedBenchmark {
         for (Phase phase : phases) {
             if (phase.kind == Kind.READ) {
                 Phase request = new Phase(Kind.REQUEST, phase.size, 1);
-                out.println("one-sided get size=" + phase.size
+                out.println("one-sided get loops=" + loops + " size=" + phase.size
                         + figure("read_p50_us", phase, "p50_us") + figure("read_p99_us", phase, "p99_us")
                         + figure("request_p50_us", request, "p50_us") + figure("request_p99_us", request, "p99_us")
                         + figure("read_server_cpu_us", phase, "server_cpu_us")
@@ -225,7 +236,7 @@ public final class OneSidedBenchmark {
                         + figure("read_server_messages", phase, "server_messages")
                         + figure("request_server_messages", request, "server_messages"));
             } else if (phase.kind == Kind.FETCH_AND_ADD) {
-                out.println("one-sided fetch-and-add clients=" + phase.clients
+                out.println("one-sided fetch-and-add loops=" + loops + " clients=" + phase.clients
                         + figure("ops_per_s", phase, "ops_per_s") + figure("server_cpu_us", phase, "server_cpu_us")
                         + (failed ? "" : " counter=checked"));
             }

@@ -32,6 +32,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.FixedLengthFrameDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
+import org.nettyrdma.channel.rdma.RdmaIoHandlerConfig;
 import org.nettyrdma.channel.rdma.RemoteAccess;
 import org.nettyrdma.channel.rdma.RemoteRegion;
 import org.nettyrdma.example.ExposeToEachPeer;
@@ -71,10 +72,10 @@ final class OneSidedGetServer implements AutoCloseable {
         this.loopThread = loopThread;
     }
 
-    /** Starts the server on {@code address} (port 0: any). */
-    static OneSidedGetServer start(InetSocketAddress address) throws Exception {
+    /** Starts the server on {@code address} (port 0: any), on a loop of {@code loops}. */
+    static OneSidedGetServer start(InetSocketAddress address, RdmaIoHandlerConfig loops) throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("one-sided-server"),
-                RdmaIoHandler.newFactory());
+                RdmaIoHandler.newFactory(loops));
         try {
             long loopThread = group.submit(() -> Thread.currentThread().getId()).get();
             int length = TABLE_BYTES + Long.BYTES;

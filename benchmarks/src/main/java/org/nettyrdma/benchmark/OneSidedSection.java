@@ -16,6 +16,7 @@
 package org.nettyrdma.benchmark;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -33,10 +34,10 @@ final class OneSidedSection implements ReportSection {
     private static final String READ_LAT = "perftest ib_read_lat ";
     private static final String ATOMIC_LAT = "perftest ib_atomic_lat ";
 
-    /** By size, the fields of the benchmark's {@code one-sided get} line. */
-    private final SortedMap<Integer, Map<String, String>> gets = new TreeMap<>();
-    /** By clients, the fields of the benchmark's {@code one-sided fetch-and-add} line. */
-    private final SortedMap<Integer, Map<String, String>> adds = new TreeMap<>();
+    /** By size, then loops in the order they came, the fields of the benchmark's {@code one-sided get} lines. */
+    private final SortedMap<Integer, Map<String, Map<String, String>>> gets = new TreeMap<>();
+    /** The fields of the benchmark's {@code one-sided fetch-and-add} lines, as they came. */
+    private final List<Map<String, String>> adds = new ArrayList<>();
     /** By size, the better (lower typical) reading of {@code ib_read_lat}. */
     private final SortedMap<Integer, Map<String, String>> readLat = new TreeMap<>();
     private Map<String, String> atomicLat;
@@ -64,9 +65,10 @@ final class OneSidedSection implements ReportSection {
             if (fields.containsKey("error")) {
                 errors.add(fields.get("error"));
             } else if (rest.startsWith("get ") && integer(fields.get("size")) != null) {
-                gets.put(integer(fields.get("size")), fields);
+                gets.computeIfAbsent(integer(fields.get("size")), k -> new LinkedHashMap<>())
+                        .put(fields.getOrDefault("loops", "-"), fields);
             } else if (rest.startsWith("fetch-and-add ") && integer(fields.get("clients")) != null) {
-                adds.put(integer(fields.get("clients")), fields);
+                adds.add(fields);
             }
         }
     }
@@ -79,28 +81,30 @@ final class OneSidedSection implements ReportSection {
         out.append("\nOne-sided operations: a GET of the server's table by RDMA Read against the same GET as a request"
                 + " and a response on one connection, one at a time; median (min-max) of the rounds"
                 + " (docs/one-sided.md)\n");
-        TextTable table = new TextTable(new String[] {"bytes", "GET by", "p50 us", "p99 us", "server CPU us/GET",
-            "server messages/GET"}, 0);
-        for (Map.Entry<Integer, Map<String, String>> get : gets.entrySet()) {
+        TextTable table = new TextTable(new String[] {"bytes", "loops", "GET by", "p50 us", "p99 us",
+            "server CPU us/GET", "server messages/GET"}, 0);
+        for (Map.Entry<Integer, Map<String, Map<String, String>>> get : gets.entrySet()) {
             String size = String.valueOf(get.getKey());
-            Map<String, String> fields = get.getValue();
-            table.add(size, "RDMA Read", spread(fields, "read_p50_us"), spread(fields, "read_p99_us"),
-                    spread(fields, "read_server_cpu_us"), spread(fields, "read_server_messages"));
-            table.add(size, "request/response", spread(fields, "request_p50_us"), spread(fields, "request_p99_us"),
-                    spread(fields, "request_server_cpu_us"), spread(fields, "request_server_messages"));
+            get.getValue().forEach((loops, fields) -> {
+                table.add(size, loops, "RDMA Read", spread(fields, "read_p50_us"), spread(fields, "read_p99_us"),
+                        spread(fields, "read_server_cpu_us"), spread(fields, "read_server_messages"));
+                table.add(size, loops, "request/response", spread(fields, "request_p50_us"),
+                        spread(fields, "request_p99_us"), spread(fields, "request_server_cpu_us"),
+                        spread(fields, "request_server_messages"));
+            });
             Map<String, String> perftest = readLat.get(get.getKey());
             if (perftest != null) {
-                table.add(size, "ib_read_lat", perftest.getOrDefault("usec_typical", "-") + " (typical)",
+                table.add(size, "-", "ib_read_lat", perftest.getOrDefault("usec_typical", "-") + " (typical)",
                         perftest.getOrDefault("usec_p99", "-"), "-", "-");
             }
         }
         table.appendTo(out);
-        for (Map.Entry<Integer, Map<String, String>> add : adds.entrySet()) {
-            Map<String, String> fields = add.getValue();
-            out.append(String.format("  fetch-and-add of one word from %d connection%s: %s ops/s, server CPU %s us/op%s%n",
-                    add.getKey(), add.getKey() == 1 ? "" : "s", spread(fields, "ops_per_s"),
-                    spread(fields, "server_cpu_us"), "checked".equals(fields.get("counter"))
-                            ? "; the word equals the adds that completed" : ""));
+        for (Map<String, String> fields : adds) {
+            int clients = integer(fields.get("clients"));
+            out.append(String.format("  fetch-and-add of one word from %d connection%s, %s loops: %s ops/s, server CPU"
+                    + " %s us/op%s%n", clients, clients == 1 ? "" : "s", fields.getOrDefault("loops", "-"),
+                    spread(fields, "ops_per_s"), spread(fields, "server_cpu_us"),
+                    "checked".equals(fields.get("counter")) ? "; the word equals the adds that completed" : ""));
         }
         if (atomicLat != null) {
             out.append(String.format("  ib_atomic_lat: %s us typical, p99 %s us%n",
