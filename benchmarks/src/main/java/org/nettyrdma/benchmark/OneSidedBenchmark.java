@@ -44,8 +44,7 @@ import org.nettyrdma.example.Transport;
  * saw per GET; then fetch-and-add to one word of the server's from 1 and from {@code --clients}
  * connections, in operations per second, the word checked against the adds that completed. Server and
  * clients run in this JVM on loops of their own (the server's one thread is what its CPU time is of),
- * both of the kind {@code --transport} names: the default loops poll only for gaps shorter than their
- * budget, so an operation slower than that waits for a wake-up, which busy-polling loops never do.
+ * both of the kind {@code --transport} names.
  *
  * <p>Every phase warms up until the JIT compiler is quiet ({@link JitWarmUp}), then the phases run in
  * {@code --rounds} rounds, each in an order that starts one place further along, and the summary lines
