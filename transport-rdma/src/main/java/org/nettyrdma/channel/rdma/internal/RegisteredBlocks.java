@@ -69,6 +69,11 @@ public final class RegisteredBlocks implements SendBlocks.Source {
     }
 
     @Override
+    public boolean registersEachBlock() {
+        return true;
+    }
+
+    @Override
     public void give(StagingBlock block) {
         ((RegisteredBuffer) block.registration()).close();
         if (own != null) {

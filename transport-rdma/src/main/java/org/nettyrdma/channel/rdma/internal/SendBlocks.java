@@ -66,6 +66,16 @@ public final class SendBlocks {
 
         /** Takes back a block {@link #take} returned; no work request reads it any more. */
         void give(StagingBlock block);
+
+        /**
+         * Returns {@code true} if {@link #take} registers every block for the connection alone
+         * ({@link RegisteredBlocks}): its emptied blocks of the usual size are then kept as spares
+         * like the pool's, since giving each one back would register a block per message for a
+         * connection that sends, reads or adds one at a time.
+         */
+        default boolean registersEachBlock() {
+            return false;
+        }
     }
 
     /** The smallest limit: one block of the pool's smallest size. */
@@ -77,12 +87,13 @@ public final class SendBlocks {
     /** The blocks with regions in flight, oldest first; the last one takes new regions. */
     private final ArrayDeque<StagingBlock> blocks = new ArrayDeque<>();
     /**
-     * Emptied blocks of the usual size from the pool, the last emptied first: kept until
-     * {@link #trimIfUnused()}, so a steady pattern of sends takes nothing from the pool.
+     * Emptied blocks of the usual size from the source's {@link Source#take}, the last emptied first:
+     * kept until {@link #trimIfUnused()}, so a steady pattern of sends takes nothing from the source.
      */
     private final ArrayDeque<StagingBlock> spares = new ArrayDeque<>();
     /**
-     * An emptied larger block, or one of the connection's own: kept only while regions are in flight,
+     * An emptied larger block, or one the connection registered because the pool had none
+     * ({@link Source#takeOwn}): kept only while regions are in flight,
      * so a stream of large regions or one from a short pool reuses it rather than take it again.
      */
     private StagingBlock oddSpare;
@@ -160,8 +171,8 @@ public final class SendBlocks {
      * blocks whose regions all completed become spares. Those of the usual size stay until
      * {@link #trimIfUnused} finds them unused, so that a connection sending one message at a time
      * takes no block from the pool, and makes no garbage (a {@link StagingBlock} per block taken), per
-     * message, however many blocks the message spans; a larger one, or one of the connection's own,
-     * goes back once nothing staged is in flight.
+     * message, however many blocks the message spans; a larger one, or one the connection registered
+     * because the pool had none, goes back once nothing staged is in flight.
      */
     public void returnTo(long mark) {
         if (mark <= returned) {
@@ -297,11 +308,12 @@ public final class SendBlocks {
     }
 
     /**
-     * Keeps a block whose regions all completed as a spare: every one of the usual size from the pool,
-     * one other (the first) while regions are in flight; any further other one goes back now.
+     * Keeps a block whose regions all completed as a spare: every one of the usual size that
+     * {@link Source#take} gave, one other (the first) while regions are in flight; any further other
+     * one goes back now.
      */
     private void retire(StagingBlock block) {
-        if (block.capacity() == blockSize && block.registration() == null) {
+        if (block.capacity() == blockSize && (block.registration() == null || source.registersEachBlock())) {
             spares.addFirst(block);
         } else if (oddSpare == null) {
             oddSpare = block;

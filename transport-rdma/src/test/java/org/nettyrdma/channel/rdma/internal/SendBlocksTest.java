@@ -115,6 +115,54 @@ class SendBlocksTest {
         assertEquals(0, pool.out);
     }
 
+    /** A connection's own registrations ({@link RegisteredBlocks}): every block is registered for it alone. */
+    private static final class RegisteringSource implements SendBlocks.Source {
+        int registered;
+        int held;
+
+        @Override
+        public StagingBlock take(int size) {
+            return takeOwn(size);
+        }
+
+        @Override
+        public StagingBlock takeOwn(int size) {
+            registered++;
+            held++;
+            return new StagingBlock(Unpooled.buffer(size, size), 0, 9, () -> { });
+        }
+
+        @Override
+        public void give(StagingBlock block) {
+            held--;
+        }
+
+        @Override
+        public boolean registersEachBlock() {
+            return true;
+        }
+    }
+
+    @Test
+    void oneOperationAtATimeRegistersOneBlockOfItsOwnInAll() {
+        // What RDMA Reads and atomics land in, and a connection exposing memory stages in: under
+        // emulation a registration costs more than the operation, so each must not take one.
+        RegisteringSource own = new RegisteringSource();
+        SendBlocks blocks = new SendBlocks(own, 1024 * KIB);
+        for (int i = 0; i < 100; i++) {
+            assertTrue(blocks.take(64) >= 0);
+            blocks.returnTo(blocks.mark());
+        }
+        assertEquals(1, own.registered);
+        assertTrue(blocks.holdsOnlySpares());
+        assertFalse(blocks.trimIfUnused(), "still taking");
+        assertTrue(blocks.trimIfUnused(), "idle since the last look");
+        assertEquals(0, own.held, "an idle connection holds no block of its own");
+        blocks.take(64);
+        blocks.close();
+        assertEquals(0, own.held, "closed, it gives back the block in flight too");
+    }
+
     @Test
     void oneMessageAtATimeTakesOneBlockFromThePoolInAll() {
         CountingSource pool = new CountingSource(Long.MAX_VALUE);
