@@ -40,8 +40,9 @@ import org.nettyrdma.example.Transport;
 /**
  * What one-sided operations save: a GET of the server's table by RDMA Read ({@link OneSidedGetClient#readGets})
  * against the same GET as a request and a response on the same connection, size by size, with the
- * latency's p50 and p99, the CPU time of the server's event loop per GET and the messages its pipelines
- * saw per GET; then fetch-and-add to one word of the server's from 1 and from {@code --clients}
+ * latency's p50 and p99, the CPU time of the server's event loop per GET, the messages its pipelines
+ * saw per GET and the bytes the client's event loops allocated per GET (the garbage an operation
+ * leaves, once warm); then fetch-and-add to one word of the server's from 1 and from {@code --clients}
  * connections, in operations per second, the word checked against the adds that completed. Server and
  * clients run in this JVM on loops of their own (the server's one thread is what its CPU time is of),
  * both of the kind {@code --transport} names.
@@ -52,7 +53,8 @@ import org.nettyrdma.example.Transport;
  * <pre>
  * one-sided get loops=rdma size=64 read_p50_us=... read_p99_us=... request_p50_us=... request_p99_us=...
  *     read_server_cpu_us=... request_server_cpu_us=... read_server_messages=... request_server_messages=...
- * one-sided fetch-and-add loops=rdma clients=8 ops_per_s=... server_cpu_us=... counter=checked
+ *     read_client_alloc_B=... request_client_alloc_B=...
+ * one-sided fetch-and-add loops=rdma clients=8 ops_per_s=... server_cpu_us=... client_alloc_B=... counter=checked
  * </pre>
  * ({@code OneSidedSection} puts them in the demo's report.) A phase that fails prints
  * {@code one-sided error=...} and the exit status is 1.
@@ -69,6 +71,8 @@ public final class OneSidedBenchmark {
 
     private final OneSidedGetServer server;
     private final List<OneSidedGetClient> clients;
+    /** The client's event loops, where every operation starts and ends. */
+    private final LoopMeter clientMeter;
     private final List<Phase> phases = new ArrayList<>();
     private final PrintStream out;
     /** The transport's name, which says the loops both ends run on. */
@@ -77,11 +81,12 @@ public final class OneSidedBenchmark {
     private final Map<Phase, Map<String, double[]>> readings = new LinkedHashMap<>();
     private boolean failed;
 
-    private OneSidedBenchmark(OneSidedGetServer server, List<OneSidedGetClient> clients, int[] sizes, String loops,
-                              PrintStream out) {
+    private OneSidedBenchmark(OneSidedGetServer server, List<OneSidedGetClient> clients, LoopMeter clientMeter,
+                              int[] sizes, String loops, PrintStream out) {
         this.server = server;
         this.loops = loops;
         this.clients = clients;
+        this.clientMeter = clientMeter;
         this.out = out;
         for (int size : sizes) {
             phases.add(new Phase(Kind.READ, size, 1));
@@ -127,8 +132,8 @@ public final class OneSidedBenchmark {
                     clients.add(OneSidedGetClient.connect(clientLoops, server.localAddress())
                             .get(PHASE_SLACK_SECONDS, TimeUnit.SECONDS));
                 }
-                OneSidedBenchmark benchmark = new OneSidedBenchmark(server, clients, sizes, transport.displayName(),
-                        System.out);
+                OneSidedBenchmark benchmark = new OneSidedBenchmark(server, clients, LoopMeter.of(clientLoops), sizes,
+                        transport.displayName(), System.out);
                 benchmark.run(warmup, time, rounds);
                 failed = benchmark.failed;
             } finally {
@@ -179,6 +184,7 @@ public final class OneSidedBenchmark {
         long counterBefore = server.counter();
         long messagesBefore = server.messages();
         long cpuBefore = server.cpuNanos();
+        LoopMeter.Sample clientBefore = clientMeter.sample(0);
         long start = System.nanoTime();
         Map<String, Double> figures = new LinkedHashMap<>();
         long operations;
@@ -208,6 +214,8 @@ public final class OneSidedBenchmark {
         }
         figures.put("server_cpu_us", (server.cpuNanos() - cpuBefore) / 1e3 / Math.max(1, operations));
         figures.put("server_messages", (double) (server.messages() - messagesBefore) / Math.max(1, operations));
+        figures.put("client_alloc_B", clientMeter.workAllocatedBytes(clientBefore, clientMeter.sample(operations))
+                / Math.max(1, operations));
         figures.put("ops", (double) operations);
         return figures;
     }
@@ -233,11 +241,13 @@ public final class OneSidedBenchmark {
                         + figure("read_server_cpu_us", phase, "server_cpu_us")
                         + figure("request_server_cpu_us", request, "server_cpu_us")
                         + figure("read_server_messages", phase, "server_messages")
-                        + figure("request_server_messages", request, "server_messages"));
+                        + figure("request_server_messages", request, "server_messages")
+                        + figure("read_client_alloc_B", phase, "client_alloc_B")
+                        + figure("request_client_alloc_B", request, "client_alloc_B"));
             } else if (phase.kind == Kind.FETCH_AND_ADD) {
                 out.println("one-sided fetch-and-add loops=" + loops + " clients=" + phase.clients
                         + figure("ops_per_s", phase, "ops_per_s") + figure("server_cpu_us", phase, "server_cpu_us")
-                        + (failed ? "" : " counter=checked"));
+                        + figure("client_alloc_B", phase, "client_alloc_B") + (failed ? "" : " counter=checked"));
             }
         }
     }

@@ -82,28 +82,30 @@ final class OneSidedSection implements ReportSection {
                 + " and a response on one connection, one at a time; median (min-max) of the rounds"
                 + " (docs/one-sided.md)\n");
         TextTable table = new TextTable(new String[] {"bytes", "loops", "GET by", "p50 us", "p99 us",
-            "server CPU us/GET", "server messages/GET"}, 0);
+            "server CPU us/GET", "server messages/GET", "client alloc B/GET"}, 0);
         for (Map.Entry<Integer, Map<String, Map<String, String>>> get : gets.entrySet()) {
             String size = String.valueOf(get.getKey());
             get.getValue().forEach((loops, fields) -> {
                 table.add(size, loops, "RDMA Read", spread(fields, "read_p50_us"), spread(fields, "read_p99_us"),
-                        spread(fields, "read_server_cpu_us"), spread(fields, "read_server_messages"));
+                        spread(fields, "read_server_cpu_us"), spread(fields, "read_server_messages"),
+                        spread(fields, "read_client_alloc_B"));
                 table.add(size, loops, "request/response", spread(fields, "request_p50_us"),
                         spread(fields, "request_p99_us"), spread(fields, "request_server_cpu_us"),
-                        spread(fields, "request_server_messages"));
+                        spread(fields, "request_server_messages"), spread(fields, "request_client_alloc_B"));
             });
             Map<String, String> perftest = readLat.get(get.getKey());
             if (perftest != null) {
                 table.add(size, "-", "ib_read_lat", perftest.getOrDefault("usec_typical", "-") + " (typical)",
-                        perftest.getOrDefault("usec_p99", "-"), "-", "-");
+                        perftest.getOrDefault("usec_p99", "-"), "-", "-", "-");
             }
         }
         table.appendTo(out);
         for (Map<String, String> fields : adds) {
             int clients = integer(fields.get("clients"));
             out.append(String.format("  fetch-and-add of one word from %d connection%s, %s loops: %s ops/s, server CPU"
-                    + " %s us/op%s%n", clients, clients == 1 ? "" : "s", fields.getOrDefault("loops", "-"),
-                    spread(fields, "ops_per_s"), spread(fields, "server_cpu_us"),
+                    + " %s us/op, client loops allocated %s B/op%s%n", clients, clients == 1 ? "" : "s",
+                    fields.getOrDefault("loops", "-"), spread(fields, "ops_per_s"), spread(fields, "server_cpu_us"),
+                    spread(fields, "client_alloc_B"),
                     "checked".equals(fields.get("counter")) ? "; the word equals the adds that completed" : ""));
         }
         if (atomicLat != null) {

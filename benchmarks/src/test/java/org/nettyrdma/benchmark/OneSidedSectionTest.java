@@ -27,7 +27,8 @@ class OneSidedSectionTest {
     private static final String GET = "one-sided get loops=rdma size=64 read_p50_us=40.00[38.00-45.00]"
             + " read_p99_us=90.00[80.00-99.00] request_p50_us=120.00[110.00-130.00] request_p99_us=300.00[250.00-310.00]"
             + " read_server_cpu_us=0.50[0.40-0.70] request_server_cpu_us=30.00[28.00-33.00]"
-            + " read_server_messages=0.00[0.00-0.00] request_server_messages=1.00[1.00-1.00]";
+            + " read_server_messages=0.00[0.00-0.00] request_server_messages=1.00[1.00-1.00]"
+            + " read_client_alloc_B=168.00[160.00-170.00] request_client_alloc_B=96.00[90.00-99.00]";
 
     @Test
     void takesItsLinesAndPerftestsReadAndAtomicLatencyOnly() {
@@ -51,7 +52,7 @@ class OneSidedSectionTest {
         section.add("perftest ib_read_lat size=64 usec_typical=25.00 usec_avg=26.00 usec_p99=60.00 usec_min=20.00");
         section.add("perftest ib_read_lat size=64 usec_typical=21.50 usec_avg=22.00 usec_p99=50.00 usec_min=19.00");
         section.add("one-sided fetch-and-add loops=rdma clients=1 ops_per_s=20000.00[19000.00-21000.00]"
-                + " server_cpu_us=0.10[0.05-0.20] counter=checked");
+                + " server_cpu_us=0.10[0.05-0.20] client_alloc_B=120.00[118.00-121.00] counter=checked");
         section.add("perftest ib_atomic_lat size=8 usec_typical=23.00 usec_avg=24.00 usec_p99=70.00 usec_min=20.00");
         StringBuilder out = new StringBuilder();
         section.render(out);
@@ -59,9 +60,12 @@ class OneSidedSectionTest {
         assertTrue(report.contains("   64  rdma           RDMA Read         40.00 (38.00-45.00)"), report);
         assertTrue(report.contains("   64  rdma-busypoll  RDMA Read         30.00 (29.00-31.00)"), report);
         assertTrue(report.contains("0.00 (0.00-0.00)"), report);
+        assertTrue(report.contains("168.00 (160.00-170.00)"), report);
+        assertTrue(report.contains("96.00 (90.00-99.00)"), report);
         assertTrue(report.contains("   64  -              ib_read_lat       21.50 (typical)"), report);
         assertTrue(report.contains("  fetch-and-add of one word from 1 connection, rdma loops: 20000.00 (19000.00-21000.00) ops/s,"
-                + " server CPU 0.10 (0.05-0.20) us/op; the word equals the adds that completed\n"), report);
+                + " server CPU 0.10 (0.05-0.20) us/op, client loops allocated 120.00 (118.00-121.00) B/op; the word"
+                + " equals the adds that completed\n"), report);
         assertTrue(report.contains("  ib_atomic_lat: 23.00 us typical, p99 70.00 us\n"), report);
     }
 

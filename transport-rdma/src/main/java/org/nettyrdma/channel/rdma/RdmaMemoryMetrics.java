@@ -51,6 +51,7 @@ public final class RdmaMemoryMetrics {
     private final long refusedRegistrations;
     private final long failedDeregistrations;
     private final long drainTimeouts;
+    private final long registrationsMade;
 
     private RdmaMemoryMetrics() {
         registeredBytes = RegisteredMemoryBudget.used();
@@ -68,6 +69,7 @@ public final class RdmaMemoryMetrics {
         refusedRegistrations = RegisteredMemoryBudget.refused();
         failedDeregistrations = RegisteredMemoryBudget.failedDeregistrations();
         drainTimeouts = AbstractRdmaStreamChannel.drainTimeouts();
+        registrationsMade = RegisteredMemoryBudget.registrationsMade();
     }
 
     /** Returns the counts now. */
@@ -152,12 +154,24 @@ public final class RdmaMemoryMetrics {
         return drainTimeouts;
     }
 
+    /**
+     * Returns how many memory regions the transport has registered since the process started, of
+     * every kind: receive chunks, rings, staging and landing blocks, allocator slabs, exposed buffers.
+     * Each registration is a system call that pins and maps pages. While traffic flows steadily this
+     * count should stand still, since the transport keeps emptied blocks as spares; a count that rises
+     * with the messages means registration per message.
+     */
+    public long registrationsMade() {
+        return registrationsMade;
+    }
+
     @Override
     public String toString() {
         return "RdmaMemoryMetrics(registered " + registeredBytes + " of " + limitBytes + " bytes: connections "
                 + connectionBytes + " in " + connectionRegions + " regions, shared receive queues "
                 + sharedReceiveBytes + " in " + sharedReceiveRegions + " regions, allocator " + allocatorBytes + " in "
                 + allocatorRegions + " regions; refused " + refusedRegistrations
-                + ", failed deregistrations " + failedDeregistrations + ", drain timeouts " + drainTimeouts + ')';
+                + ", failed deregistrations " + failedDeregistrations + ", drain timeouts " + drainTimeouts
+                + ", registrations made " + registrationsMade + ')';
     }
 }

@@ -67,6 +67,7 @@ public final class MemoryRegion implements AutoCloseable {
             long keysAddress = RdmaNative.directBufferAddress(keys);
             long mr = DisniNative.dispatcher()._regMr(pd, address, length, access, keysAddress, keysAddress + 4,
                     keysAddress + 8);
+            RegisteredMemoryBudget.registered();
             return new MemoryRegion(mr, keys.getInt(0), keys.getInt(4), length);
         } catch (IOException | RuntimeException e) {
             RegisteredMemoryBudget.release(length);

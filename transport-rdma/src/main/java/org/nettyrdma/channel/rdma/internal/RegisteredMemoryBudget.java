@@ -38,6 +38,7 @@ public final class RegisteredMemoryBudget {
     private static final AtomicLong USED = new AtomicLong();
     private static final AtomicLong REFUSED = new AtomicLong();
     private static final AtomicLong FAILED_DEREGISTRATIONS = new AtomicLong();
+    private static final AtomicLong REGISTRATIONS_MADE = new AtomicLong();
 
     private RegisteredMemoryBudget() {
     }
@@ -75,6 +76,16 @@ public final class RegisteredMemoryBudget {
     /** Returns bytes reserved with {@link #tryReserve(long)}. */
     public static void release(long bytes) {
         USED.addAndGet(-bytes);
+    }
+
+    /** Counts a registration the device made ({@code ibv_reg_mr} succeeded). */
+    public static void registered() {
+        REGISTRATIONS_MADE.incrementAndGet();
+    }
+
+    /** Returns how many registrations the device made so far, process-wide. */
+    public static long registrationsMade() {
+        return REGISTRATIONS_MADE.get();
     }
 
     /** Counts a deregistration the device refused: its memory stays pinned until the process ends. */

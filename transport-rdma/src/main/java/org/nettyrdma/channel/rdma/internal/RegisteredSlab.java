@@ -354,6 +354,7 @@ public final class RegisteredSlab {
             throw new IOException("registering " + size + " bytes of allocator memory with " + device
                     + " failed");
         }
+        RegisteredMemoryBudget.registered();
         Registration r = new Registration(device, mr, keys.getInt(0));
         registrations = Arrays.copyOf(registrations, registrations.length + 1);
         registrations[registrations.length - 1] = r;
