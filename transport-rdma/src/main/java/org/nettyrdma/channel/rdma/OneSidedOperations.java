@@ -115,23 +115,22 @@ public final class OneSidedOperations {
         if (refused(promise, remote, RemoteAccess.READ, offset, length, OneSidedRequests.READ_VERB)) {
             return promise;
         }
-        onLoop(promise, null, () -> {
-            RdmaConnection connection = connectedOrFail(promise);
-            if (connection == null) {
-                return;
-            }
-            ByteBuf result = channel.alloc().buffer(length, length).writerIndex(length);
-            OneSidedRequests requests = connection.oneSided();
-            OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), result, true,
-                    OneSidedRequests.READ_VERB, remote, offset, length);
-            int largest = requests.largestRequest();
-            for (int done = 0; done < length; done += largest) {
-                requests.read(operation, done, Math.min(largest, length - done), remote.address() + offset + done,
-                        remote.rkey());
-            }
-            connection.postOneSided();
-        });
+        if (channel.eventLoop().inEventLoop()) {
+            postRead(promise, remote, offset, length);
+        } else {
+            onLoop(promise, null, () -> postRead(promise, remote, offset, length));
+        }
         return promise;
+    }
+
+    private void postRead(Promise<ByteBuf> promise, RemoteRegion remote, long offset, int length) {
+        RdmaConnection connection = connectedOrFail(promise);
+        if (connection == null) {
+            return;
+        }
+        ByteBuf result = channel.alloc().buffer(length, length).writerIndex(length);
+        postInParts(connection, new OneSidedRequests.Operation(erase(promise), result, true,
+                OneSidedRequests.READ_VERB, remote, offset, length), true);
     }
 
     /**
@@ -145,23 +144,40 @@ public final class OneSidedOperations {
             source.release();
             return promise;
         }
-        onLoop(promise, source, () -> {
-            RdmaConnection connection = connectedOrFail(promise);
-            if (connection == null) {
-                source.release();
-                return;
-            }
-            OneSidedRequests requests = connection.oneSided();
-            OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), source, false,
-                    OneSidedRequests.WRITE_VERB, remote, offset, length);
-            int largest = requests.largestRequest();
-            for (int done = 0; done < length; done += largest) {
-                requests.write(operation, done, Math.min(largest, length - done), remote.address() + offset + done,
-                        remote.rkey());
-            }
-            connection.postOneSided();
-        });
+        if (channel.eventLoop().inEventLoop()) {
+            postWrite(promise, remote, offset, source, length);
+        } else {
+            onLoop(promise, source, () -> postWrite(promise, remote, offset, source, length));
+        }
         return promise;
+    }
+
+    private void postWrite(Promise<Void> promise, RemoteRegion remote, long offset, ByteBuf source, int length) {
+        RdmaConnection connection = connectedOrFail(promise);
+        if (connection == null) {
+            source.release();
+            return;
+        }
+        postInParts(connection, new OneSidedRequests.Operation(erase(promise), source, false,
+                OneSidedRequests.WRITE_VERB, remote, offset, length), false);
+    }
+
+    /** Adds a Read's or a Write's requests, each at most the largest the connection takes, and posts them. */
+    private static void postInParts(RdmaConnection connection, OneSidedRequests.Operation operation, boolean read) {
+        OneSidedRequests requests = connection.oneSided();
+        int length = operation.length();
+        long remoteAddress = operation.remoteAddress();
+        int rkey = operation.rkey();
+        int largest = requests.largestRequest();
+        for (int done = 0; done < length; done += largest) {
+            int part = Math.min(largest, length - done);
+            if (read) {
+                requests.read(operation, done, part, remoteAddress + done, rkey);
+            } else {
+                requests.write(operation, done, part, remoteAddress + done, rkey);
+            }
+        }
+        connection.postOneSided();
     }
 
     /**
@@ -192,18 +208,24 @@ public final class OneSidedOperations {
             return promise.setFailure(new IllegalArgumentException(
                     OneSidedRequests.describe(verb, remote, offset, Long.BYTES) + ": the word is not 8-byte aligned"));
         }
-        onLoop(promise, null, () -> {
-            RdmaConnection connection = connectedOrFail(promise);
-            if (connection == null) {
-                return;
-            }
-            OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), null, false, verb,
-                    remote, offset, Long.BYTES);
-            connection.oneSided().atomic(operation, opcode, remote.address() + offset, remote.rkey(), compareAdd,
-                    swap);
-            connection.postOneSided();
-        });
+        if (channel.eventLoop().inEventLoop()) {
+            postAtomic(promise, remote, offset, opcode, compareAdd, swap, verb);
+        } else {
+            onLoop(promise, null, () -> postAtomic(promise, remote, offset, opcode, compareAdd, swap, verb));
+        }
         return promise;
+    }
+
+    private void postAtomic(Promise<Long> promise, RemoteRegion remote, long offset, int opcode, long compareAdd,
+                            long swap, String verb) {
+        RdmaConnection connection = connectedOrFail(promise);
+        if (connection == null) {
+            return;
+        }
+        OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), null, false, verb,
+                remote, offset, Long.BYTES);
+        connection.oneSided().atomic(operation, opcode, remote.address() + offset, remote.rkey(), compareAdd, swap);
+        connection.postOneSided();
     }
 
     /** Fails {@code promise} if the request is outside what {@code remote} says it grants. */
@@ -233,6 +255,10 @@ public final class OneSidedOperations {
     }
 
     /** Runs {@code task} on the event loop; if the loop is gone, fails {@code promise} and releases {@code held}. */
+    /**
+     * Runs {@code task} on the channel's loop: at once when called there. The operations test that
+     * first themselves, so that a call on the loop makes no task object.
+     */
     private void onLoop(Promise<?> promise, ByteBuf held, Runnable task) {
         EventLoop loop = channel.eventLoop();
         if (loop.inEventLoop()) {

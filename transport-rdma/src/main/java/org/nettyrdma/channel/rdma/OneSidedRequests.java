@@ -75,6 +75,21 @@ final class OneSidedRequests {
             this.length = length;
         }
 
+        /** Returns the bytes the operation moves. */
+        int length() {
+            return length;
+        }
+
+        /** Returns the address of the operation's first byte in the peer's memory. */
+        long remoteAddress() {
+            return remote.address() + offset;
+        }
+
+        /** Returns the key the peer granted the region with. */
+        int rkey() {
+            return remote.rkey();
+        }
+
         /** Says what the operation is, for the message of its failure. */
         String what() {
             return describe(verb, remote, offset, length);
