@@ -254,10 +254,10 @@ public final class OneSidedOperations {
         return connection;
     }
 
-    /** Runs {@code task} on the event loop; if the loop is gone, fails {@code promise} and releases {@code held}. */
     /**
-     * Runs {@code task} on the channel's loop: at once when called there. The operations test that
-     * first themselves, so that a call on the loop makes no task object.
+     * Runs {@code task} on the event loop, at once when called there; if the loop is gone, fails
+     * {@code promise} and releases {@code held}. Read, Write and the atomics look for the loop
+     * themselves first, so that a call made there creates no task object.
      */
     private void onLoop(Promise<?> promise, ByteBuf held, Runnable task) {
         EventLoop loop = channel.eventLoop();
