@@ -156,7 +156,10 @@ class RdmaKeepAliveTest {
             // The server posts its HELLO before its loop marks the child active: the peer may
             // hold the HELLO a moment before the child is up.
             Await.until(child::isActive, 10, () -> "the server child is up once both HELLOs are out");
-            long controlAtStart = child.metrics().controlMessages();
+            // Read on the child's loop: its counts are plain fields written there, and the CREDIT that
+            // the raw peer already holds may be counted after another thread's read would look.
+            long controlAtStart = child.eventLoop().submit(() -> child.metrics().controlMessages())
+                    .get(10, TimeUnit.SECONDS);
 
             long vanished = System.nanoTime();
             raw.vanish();
