@@ -52,7 +52,10 @@ import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
  * leaves the loop. The wait for the last sends ends early when
  * the peer disconnects, since a peer that is gone acknowledges nothing, and after
  * {@link #DRAIN_TIMEOUT_MILLIS} at the latest: a peer that neither reads nor disconnects would
- * otherwise hold the queue pair for its retries (docs/decisions.md#bounded-drain).
+ * otherwise hold the queue pair for its retries (docs/decisions.md#bounded-drain). A connection that
+ * failed (the peer broke the protocol, a work request failed) sends no {@code CLOSE} and waits for
+ * nothing: its queue pair goes to the error state before the pipeline hears of the failure, so that a
+ * hostile peer takes no further receive of the loop's shared queue (docs/security.md).
  */
 abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements DuplexChannel {
 
@@ -215,7 +218,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
 
     @Override
     void close0() throws Exception {
-        if (connection != null && connection.isReady() && !peerClosed && !deviceRemoved) {
+        if (connection != null && connection.isReady() && !connection.isAborted() && !peerClosed && !deviceRemoved) {
             // Tell the peer in band, after the data already posted, and let the last sends complete
             // before disconnecting, as a TCP close lets the kernel deliver what was written.
             try {
@@ -442,6 +445,12 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
 
         @Override
         public void connectionFailed(Throwable cause) {
+            // First of all, and even while closing: a failed connection takes nothing more from its
+            // peer, whose Sends would otherwise go on taking receives of the loop's shared queue.
+            if (connection != null && !deviceRemoved && !connection.isAborted()) {
+                disconnecting = true;
+                connection.abort();
+            }
             if (!isOpen()) {
                 return;
             }

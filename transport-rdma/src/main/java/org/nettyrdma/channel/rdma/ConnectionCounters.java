@@ -33,6 +33,8 @@ final class ConnectionCounters {
     long receivedBytes;
     long creditStalls;
     long keepAliveProbes;
+    /** Receives the peer's Sends took after the connection failed: given back untaken. */
+    long refusedReceives;
     /** Times the peer's share of the shared receive queue grew. */
     long shareGrowths;
     /** Rings opened to the peer, and closed again once it released them. */

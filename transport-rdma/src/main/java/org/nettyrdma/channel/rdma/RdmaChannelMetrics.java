@@ -40,6 +40,7 @@ public final class RdmaChannelMetrics {
     private final long receivedBytes;
     private final long creditStalls;
     private final long keepAliveProbes;
+    private final long refusedReceives;
     private final long ringsOpened;
     private final long ringsClosed;
     private final long peerRingSize;
@@ -59,6 +60,7 @@ public final class RdmaChannelMetrics {
         this.receivedBytes = counters.receivedBytes;
         this.creditStalls = counters.creditStalls;
         this.keepAliveProbes = counters.keepAliveProbes;
+        this.refusedReceives = counters.refusedReceives;
         this.ringsOpened = counters.ringsOpened;
         this.ringsClosed = counters.ringsClosed;
         this.peerRingSize = counters.peerRingSize;
@@ -155,6 +157,16 @@ public final class RdmaChannelMetrics {
     }
 
     /**
+     * Returns the receives of the event loop's shared receive queue that the peer's Sends took after
+     * the connection failed (a protocol violation, a verb outside the protocol), before its queue pair
+     * was in the error state: given back untaken, they are what a peer that floods cost the other
+     * connections of the loop (docs/security.md).
+     */
+    public long refusedReceives() {
+        return refusedReceives;
+    }
+
+    /**
      * Returns the registered memory this connection held when the metrics were taken: its receive
      * slots, its ring if one is open, and the blocks of {@link RdmaByteBufAllocator}'s pool its sends in flight were
      * staged in (with the emptied blocks of 64 KiB it keeps as spares for one to two seconds after the
@@ -191,7 +203,7 @@ public final class RdmaChannelMetrics {
         return "RdmaChannelMetrics(sends: " + sends + ", " + sendBytes + " B; RDMA Writes: " + rdmaWrites + ", "
                 + rdmaWriteBytes + " B; copied: " + copiedBytes + " B; control messages: " + controlMessages
                 + "; received: " + receivedSends + " Sends, " + receivedWrites + " Writes, " + receivedBytes
-                + " B; credit stalls: " + creditStalls + "; keep-alive probes: " + keepAliveProbes
+                + " B, refused: " + refusedReceives + "; credit stalls: " + creditStalls + "; keep-alive probes: " + keepAliveProbes
                 + "; rings opened: " + ringsOpened + ", closed: " + ringsClosed + ", the peer's: " + peerRingSize
                 + " B; registered: " + registeredBytes + " B, staging " + stagingBytes + " B; max inline: " + maxInlineData + " B)";
     }

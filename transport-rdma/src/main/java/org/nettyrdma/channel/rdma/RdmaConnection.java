@@ -34,7 +34,6 @@ import org.nettyrdma.channel.rdma.internal.HelloMessage;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
-import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.internal.RegisteredBlocks;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
@@ -144,6 +143,10 @@ final class RdmaConnection implements CompletionListener {
      */
     private boolean shutdownOwed;
     private boolean closeOwed;
+    /** The queue pair was moved to the error state ({@link #disconnect()}). */
+    private boolean disconnected;
+    /** The connection failed and was stopped: nothing the peer sends is taken any more ({@link #abort()}). */
+    private boolean aborted;
     private boolean closed;
 
     /**
@@ -182,7 +185,7 @@ final class RdmaConnection implements CompletionListener {
         try {
             PartsListener listener = new PartsListener();
             receiver = new RdmaReceiver(listener, eventLoop, resources, slots, maxRingSize,
-                    config.isReceiveInPlace(), counters);
+                    config.isReceiveInPlace(), accepted, counters);
             // A connection in a domain of its own stages in blocks registered there: the pool's keys are
             // the shared domain's.
             SendBlocks.Source staging = ownPd != null
@@ -196,7 +199,7 @@ final class RdmaConnection implements CompletionListener {
                     config.getRingIdleMillis());
             cq.claim(id, sender.chain());
             cq.attach(srq, id, qpNum);
-            receiver.reserveForHello(accepted);
+            receiver.reserveForHello();
             created = true;
         } finally {
             if (!created) {
@@ -228,9 +231,22 @@ final class RdmaConnection implements CompletionListener {
         return RingPolicy.opensRing(device) ? config.getReceiveBufferSize() : 0;
     }
 
-    /** Returns the completion queue entries a connection with {@code config} can have in flight. */
+    /**
+     * Returns the completion queue entries a connection with {@code config} can have in flight: its
+     * sends, and the receives its own queue can hold posted, which bound what its peer can complete
+     * into the queue whatever it sends (docs/decisions.md#cq-sizing).
+     */
     static int completionQueueEntries(RdmaSocketChannelConfig config, RdmaDevice device) {
-        return config.getReceiveSlots() + sendQueueDepth(config, device);
+        return ownReceiveQueueCapacity(config) + sendQueueDepth(config, device);
+    }
+
+    /**
+     * Returns the receives the connection's own queue holds at most: its largest share and the
+     * queue's margin over it ({@link SharedReceiveQueue}).
+     */
+    static int ownReceiveQueueCapacity(RdmaSocketChannelConfig config) {
+        int slots = config.getReceiveSlots();
+        return slots + slots / 16 + 1;
     }
 
     /** Returns the device of the queue pair. */
@@ -529,9 +545,15 @@ final class RdmaConnection implements CompletionListener {
     @Override
     public void onCompletion(long wrId, int status, int opcode, int byteLength, int immediate, int flags) {
         boolean receive = RdmaReceiver.isReceive(wrId);
-        if (receive && (closed || status != WorkCompletionStatus.SUCCESS)) {
-            // A shared slot that nobody takes goes back to the queue.
+        if (receive && (closed || aborted || status != WorkCompletionStatus.SUCCESS)) {
+            // A shared slot that nobody takes goes back to the queue. After an abort, what the peer
+            // got in before its queue pair left the ready state is not looked at: no exception is
+            // made, no credit counted, per message of a peer that floods.
             receiver.discard(wrId);
+            if (aborted && status == WorkCompletionStatus.SUCCESS) {
+                counters.refusedReceives++;
+                return;
+            }
         }
         if (status == WorkCompletionStatus.WR_FLUSH_ERR) {
             // The QP went to the error state: the peer disconnected (or this side did). Every posted
@@ -571,12 +593,7 @@ final class RdmaConnection implements CompletionListener {
         keepAlive.completed();
         try {
             if (receive) {
-                if ((flags & RdmaNative.WC_WITH_INV) != 0) {
-                    // The device already invalidated the key the peer named; no message of the protocol does that.
-                    throw new RdmaProtocolException("the peer sent a Send with Invalidate, which the protocol never "
-                            + "uses (its device invalidated an rkey of this side)");
-                }
-                onReceive(wrId, opcode, byteLength, immediate);
+                onReceive(wrId, opcode, byteLength, immediate, flags);
             } else {
                 // Read data and atomic results are taken out of their landing blocks first.
                 oneSided.completed(wrId);
@@ -623,8 +640,8 @@ final class RdmaConnection implements CompletionListener {
                 + "; the queue pair is now in the error state");
     }
 
-    private void onReceive(long wrId, int opcode, int byteLength, int immediate) throws IOException {
-        int received = receiver.onReceive(wrId, opcode, byteLength, immediate);
+    private void onReceive(long wrId, int opcode, int byteLength, int immediate, int flags) throws IOException {
+        int received = receiver.onReceive(wrId, opcode, byteLength, immediate, flags);
         if (received == RdmaReceiver.RECEIVED_HELLO) {
             sender.peerHello(receiver.peerHello());
             if (sender.helloSent()) {
@@ -682,10 +699,30 @@ final class RdmaConnection implements CompletionListener {
     }
 
     /**
+     * Stops the connection at once because it failed (the peer broke the protocol or sent a verb
+     * outside it, a work request failed, credit never came): the queue pair goes to the error state
+     * now, so the peer's Sends take no further receive of the shared queue, and receives it got in
+     * before are given back untaken. Nothing is owed to the peer any more, no {@code CLOSE} included.
+     */
+    void abort() {
+        aborted = true;
+        disconnect();
+    }
+
+    /** Returns {@code true} once the connection failed and was stopped ({@link #abort()}). */
+    boolean isAborted() {
+        return aborted;
+    }
+
+    /**
      * Moves the queue pair to the error state, where every posted request comes back flushed, and
-     * starts an orderly disconnect: the peer gets {@code DISCONNECTED}.
+     * starts an orderly disconnect: the peer gets {@code DISCONNECTED}. Once only.
      */
     void disconnect() {
+        if (disconnected) {
+            return;
+        }
+        disconnected = true;
         // Nothing more will be posted: what waited for a slot is not owed any more.
         shutdownOwed = false;
         closeOwed = false;

@@ -30,6 +30,7 @@ import org.nettyrdma.channel.rdma.internal.CreditReturn;
 import org.nettyrdma.channel.rdma.internal.HelloMessage;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.OfferedRing;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.internal.RegionByteBuf;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
@@ -124,9 +125,18 @@ final class RdmaReceiver {
     private final InboundQueue inbound = new InboundQueue();
     /** Ring data goes up where it landed, still writable by the peer (RdmaChannelOption.RECEIVE_IN_PLACE). */
     private final boolean inPlace;
+    /** This side answers the peer's {@code HELLO}: until then the peer may use only the slot reserved for it. */
+    private final boolean answersHello;
     private HelloMessage peer;
     /** Slots of the peer's released to the shared queue, not posted yet, so not credited yet. */
     private int unpostedReturns;
+    /** No slot of the shared queue is in hand ({@link #slotInHand}). */
+    private static final int NO_SLOT = -1;
+    /**
+     * The slot of the receive {@link #onReceive} is taking, until it is queued with its message or
+     * given back for credit: if the message is refused meanwhile, this is the slot to give back.
+     */
+    private int slotInHand = NO_SLOT;
     /** The queue pair is in the error state: no slot is credited any more. */
     private boolean flushing;
     private boolean closed;
@@ -137,7 +147,7 @@ final class RdmaReceiver {
      * of up to {@code maxRingSize} bytes on request (0: none).
      */
     RdmaReceiver(Listener listener, EventLoop eventLoop, QueuePairResources resources, int maxShare,
-                 int maxRingSize, boolean inPlace, ConnectionCounters counters) {
+                 int maxRingSize, boolean inPlace, boolean answersHello, ConnectionCounters counters) {
         this.inPlace = inPlace;
         this.listener = listener;
         this.counters = counters;
@@ -148,7 +158,8 @@ final class RdmaReceiver {
         int initial = Math.min(INITIAL_SHARE, maxShare);
         share = new SlotShare(initial, maxShare);
         rings = new RingLifecycle(maxRingSize);
-        owed = new CreditReturn(initial, null);
+        this.answersHello = answersHello;
+        owed = new CreditReturn(answersHello ? 1 : initial, null);
     }
 
     /**
@@ -157,13 +168,17 @@ final class RdmaReceiver {
      * reserves one now, for the peer's {@code HELLO}, and the rest when it answers
      * ({@link #reserveShare()}): a peer that connects and never speaks holds one slot of the queue.
      */
-    void reserveForHello(boolean answersHello) throws IOException {
+    void reserveForHello() throws IOException {
         reserveMore(answersHello ? 1 : share.share());
     }
 
-    /** Reserves what the peer's share still lacks; before this side's {@code HELLO} grants it. */
+    /**
+     * Reserves what the peer's share still lacks and grants it: before this side's {@code HELLO}, which
+     * announces the share ({@link CreditReturn#grantedSlots()}).
+     */
     void reserveShare() throws IOException {
         reserveMore(share.share() - reserved);
+        owed.grantInHello(share.share());
     }
 
     private void reserveMore(int slots) throws IOException {
@@ -270,8 +285,9 @@ final class RdmaReceiver {
     }
 
     /**
-     * Gives back the slot of a receive that completed but is not taken: it failed, or the
-     * connection is closed.
+     * Gives back the slot of a receive that completed but is not taken: it failed, the connection
+     * failed or is closed, or the message in it broke the protocol. The slot goes back to the shared
+     * queue, uncredited: the peer's credit for it is gone with its connection.
      */
     void discard(long wrId) {
         srq.release(SharedReceiveQueue.slotOf(wrId));
@@ -283,97 +299,69 @@ final class RdmaReceiver {
     }
 
     /**
-     * Takes the successful receive completion of request {@code wrId}.
+     * Takes the successful receive completion of request {@code wrId}. Whatever happens to it, its
+     * slot of the shared queue is accounted for: queued with the message, given back for credit, or,
+     * if the message is refused, given back at once ({@link #discard}), so that a peer that breaks the
+     * protocol costs the queue nothing.
      *
-     * @return what it brought: {@link #RECEIVED_HELLO}, {@link #RECEIVED_WRITE}, {@link #RECEIVED_SEND}
-     *         or {@link #RECEIVED_CREDIT}
+     * @return what it brought: {@link #RECEIVED_HELLO}, {@link #RECEIVED_WRITE}, {@link #RECEIVED_SEND},
+     *         {@link #RECEIVED_CREDIT} or {@link #RECEIVED_RING_MESSAGE}
      * @throws IOException if the peer broke the protocol, or reposting failed
      */
-    int onReceive(long wrId, int opcode, int byteLength, int immediate) throws IOException {
-        int slot = SharedReceiveQueue.slotOf(wrId);
+    int onReceive(long wrId, int opcode, int byteLength, int immediate, int flags) throws IOException {
+        slotInHand = SharedReceiveQueue.slotOf(wrId);
         try {
-            owed.onPeerUsedSlot();
-        } catch (RdmaProtocolException e) {
-            // The peer took a receive another peer's credit stands for: the queue gets it back now.
-            discard(wrId);
+            int received = take(slotInHand, opcode, byteLength, immediate, flags);
+            if (received != RECEIVED_HELLO) {
+                // Only a valid message makes the share grow, and never before the HELLO.
+                growIfDue();
+            }
+            return received;
+        } catch (IOException | RuntimeException e) {
+            if (slotInHand != NO_SLOT) {
+                discard(wrId);
+            }
             throw e;
+        } finally {
+            slotInHand = NO_SLOT;
         }
-        int growth = share.onArrival(owed.peerSlots());
-        if (growth > 0) {
-            grow(growth);
+    }
+
+    private int take(int slot, int opcode, int byteLength, int immediate, int flags) throws IOException {
+        if ((flags & RdmaNative.WC_WITH_INV) != 0) {
+            // The device already invalidated the key the peer named; no message of the protocol does that.
+            throw new RdmaProtocolException("the peer sent a Send with Invalidate, which the protocol never "
+                    + "uses (its device invalidated an rkey of this side)");
         }
+        // Before this side's HELLO the peer was granted only the slot reserved for its own HELLO.
+        owed.onPeerUsedSlot();
         if (opcode == WC_RECV_RDMA_WITH_IMM) {
-            if (peer == null) {
-                throw new RdmaProtocolException("RDMA Write before HELLO");
-            }
-            OfferedRing ring = rings.writable();
-            if (ring == null) {
-                // Only a Write of 0 bytes, which needs no key, can get here: no window of this side is bound.
-                discard(wrId);
-                throw new RdmaProtocolException("RDMA Write with immediate of " + byteLength
-                        + " bytes, but this side has no ring open to the peer");
-            }
-            if (byteLength < RdmaProtocol.minWriteLength(slotSize)) {
-                discard(wrId);
-                throw new RdmaProtocolException("RDMA Write with immediate of " + byteLength + " bytes, which "
-                        + "fit a receive slot of " + slotSize + " bytes: the protocol sends those");
-            }
-            long token;
-            try {
-                token = ring.book().accept(immediate, byteLength);
-            } catch (RdmaProtocolException e) {
-                discard(wrId);
-                throw e;
-            }
-            if (rings.wrote(byteLength) == RingLifecycle.GROW) {
-                // Closed now, a larger one opens when the peer released it; this Write is in it all the same.
-                listener.ringGrowthDue();
-            }
-            counters.receivedWrite(byteLength);
-            // The Write consumed a receive but left its slot untouched: post it again at once.
-            returnSlot(slot);
-            postReceives();
-            // The queue holds the region's memory until it was read: the ring may be released meanwhile.
-            ring.memory().retainMemory();
-            inbound.addRegion(ring, immediate, byteLength, token);
-            return RECEIVED_WRITE;
+            return takeWrite(slot, byteLength, immediate);
         }
         if (opcode != WC_RECV) {
-            discard(wrId);
-            throw new IllegalStateException("unexpected receive opcode " + opcode);
+            throw new RdmaProtocolException("unexpected receive opcode " + opcode);
         }
         ByteBuf view = srq.viewOf(slot);
         int base = srq.offsetOf(slot);
-        try {
-            if (peer == null) {
-                peer = HelloMessage.decode(view, base, byteLength);
-                logger.debug("qp {}: the peer's HELLO arrived", qpNum);
-                // Credited again as it was granted: the share's decisions start with the peer's data.
-                srq.release(slot);
-                unpostedReturns++;
-                postReceives();
-                return RECEIVED_HELLO;
-            }
-            header.decode(view, base, byteLength);
-        } catch (RdmaProtocolException e) {
-            discard(wrId);
-            throw e;
+        if (peer == null) {
+            peer = HelloMessage.decode(view, base, byteLength);
+            logger.debug("qp {}: the peer's HELLO arrived", qpNum);
+            // Credited again as it was granted: the share's decisions start with the peer's data.
+            returnSlot(slot);
+            postReceives();
+            return RECEIVED_HELLO;
         }
+        header.decode(view, base, byteLength);
         if (header.type() == RdmaProtocol.TYPE_CREDIT) {
             returnSlot(slot);
             postReceives();
             return RECEIVED_CREDIT;
         }
         if (isRingMessage(header.type())) {
-            try {
-                if (header.type() == RdmaProtocol.TYPE_RING) {
-                    ringMessage.decodeRing(view, base + HEADER_SIZE);
-                } else {
-                    ringGeneration = RingMessage.decodeGeneration(view, base + HEADER_SIZE);
-                }
-            } catch (RdmaProtocolException e) {
-                discard(wrId);
-                throw e;
+            if (header.type() == RdmaProtocol.TYPE_RING) {
+                ringMessage.decodeRing(view, base + HEADER_SIZE);
+            } else {
+                ringGeneration = RingMessage.decodeGeneration(view, base + HEADER_SIZE);
             }
             returnSlot(slot);
             postReceives();
@@ -383,7 +371,38 @@ final class RdmaReceiver {
             counters.receivedSend(header.payloadLength());
         }
         inbound.addSlot(header.type(), slot, base + HEADER_SIZE, header.payloadLength());
+        slotInHand = NO_SLOT;
         return RECEIVED_SEND;
+    }
+
+    /** Takes an RDMA Write with immediate into the open ring, which consumed a receive but left its slot untouched. */
+    private int takeWrite(int slot, int byteLength, int immediate) throws IOException {
+        if (peer == null) {
+            throw new RdmaProtocolException("RDMA Write before HELLO");
+        }
+        OfferedRing ring = rings.writable();
+        if (ring == null) {
+            // Only a Write of 0 bytes, which needs no key, can get here: no window of this side is bound.
+            throw new RdmaProtocolException("RDMA Write with immediate of " + byteLength
+                    + " bytes, but this side has no ring open to the peer");
+        }
+        if (byteLength < RdmaProtocol.minWriteLength(slotSize)) {
+            throw new RdmaProtocolException("RDMA Write with immediate of " + byteLength + " bytes, which "
+                    + "fit a receive slot of " + slotSize + " bytes: the protocol sends those");
+        }
+        long token = ring.book().accept(immediate, byteLength);
+        if (rings.wrote(byteLength) == RingLifecycle.GROW) {
+            // Closed now, a larger one opens when the peer released it; this Write is in it all the same.
+            listener.ringGrowthDue();
+        }
+        counters.receivedWrite(byteLength);
+        // The queue holds the region's memory until it was read: the ring may be released meanwhile.
+        ring.memory().retainMemory();
+        inbound.addRegion(ring, immediate, byteLength, token);
+        // Posted again at once, for credit.
+        returnSlot(slot);
+        postReceives();
+        return RECEIVED_WRITE;
     }
 
     private static boolean isRingMessage(int type) {
@@ -498,6 +517,9 @@ final class RdmaReceiver {
      * is posted (docs/decisions.md#credit-posted-receives-only).
      */
     private void returnSlot(int slot) {
+        if (slot == slotInHand) {
+            slotInHand = NO_SLOT;
+        }
         srq.release(slot);
         if (!flushing) {
             unpostedReturns++;
@@ -505,10 +527,15 @@ final class RdmaReceiver {
     }
 
     /**
-     * Grows the peer's share by {@code slots}, if the shared queue and the connection's limits allow:
-     * they are posted at once, and owed to the peer ({@link CreditReturn#creditMessageDue()}).
+     * Grows the peer's share if a message it sent left it half of it or less ({@link SlotShare}), and
+     * the shared queue and the connection's limits allow: the new slots are posted at once, and owed
+     * to the peer ({@link CreditReturn#creditMessageDue()}).
      */
-    private void grow(int slots) {
+    private void growIfDue() {
+        int slots = share.onArrival(owed.peerSlots());
+        if (slots == 0) {
+            return;
+        }
         long bytes = (long) slots * slotSize;
         if (!srq.hasRoom(slots) || !listener.mayHoldMore(bytes)) {
             return;

@@ -77,12 +77,24 @@ public final class CreditReturn {
         return peerSlots;
     }
 
+    /**
+     * Raises what the peer was granted to {@code slots}, in this side's {@code HELLO}, which tells it
+     * the total: an accepting side lets a peer that has not said {@code HELLO} use only the slot it
+     * reserved for that {@code HELLO}, and grants the rest when it answers.
+     */
+    public void grantInHello(int slots) {
+        if (slots < grantedSlots) {
+            throw new IllegalArgumentException("slots: " + slots + " (expected: >= " + grantedSlots + ")");
+        }
+        peerSlots += slots - grantedSlots;
+        grantedSlots = slots;
+    }
+
     /** Grants the peer {@code slots} more, posted already: they are owed to it from now on. */
     public void grow(int slots) {
         grantedSlots += slots;
         owedSlots += slots;
     }
-
 
     /**
      * Accounts for a message or Write of the peer that used one of its slots.

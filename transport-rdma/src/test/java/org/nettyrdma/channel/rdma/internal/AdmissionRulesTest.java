@@ -58,6 +58,31 @@ class AdmissionRulesTest {
     }
 
     @Test
+    void beforeTheHelloIsAnsweredAPeerMayUseOnlyTheSlotReservedForIt() throws Exception {
+        // An accepting side grants one slot, for the peer's HELLO, until it answers.
+        CreditReturn owed = new CreditReturn(1, null);
+        owed.onPeerUsedSlot();
+        RdmaProtocolException e = assertThrows(RdmaProtocolException.class, owed::onPeerUsedSlot);
+        assertTrue(e.getMessage().contains("1 receive slots"), e.getMessage());
+    }
+
+    @Test
+    void theAnsweringHelloGrantsTheRestOfTheShare() throws Exception {
+        CreditReturn owed = new CreditReturn(1, null);
+        owed.onPeerUsedSlot();
+        owed.slotsReposted(1);
+        owed.grantInHello(4);
+        assertEquals(4, owed.grantedSlots());
+        assertEquals(3, owed.peerSlots(), "the HELLO's slot comes back in the first header");
+        assertEquals(1, owed.takeSlots());
+        for (int i = 0; i < 4; i++) {
+            owed.onPeerUsedSlot();
+        }
+        assertThrows(RdmaProtocolException.class, owed::onPeerUsedSlot);
+        assertThrows(IllegalArgumentException.class, () -> owed.grantInHello(2), "a grant never shrinks");
+    }
+
+    @Test
     void rejectReasonsRoundTripAndForeignDataIsNoReason() {
         ByteBuffer data = ByteBuffer.allocate(RejectReason.SIZE + 8);
         for (int reason = RejectReason.BACKLOG_FULL; reason <= RejectReason.SERVER_ERROR; reason++) {
