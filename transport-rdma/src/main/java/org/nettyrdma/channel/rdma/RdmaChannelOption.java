@@ -123,6 +123,28 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
      */
     public static final ChannelOption<Boolean> EXPOSE_MEMORY = valueOf(RdmaChannelOption.class, "EXPOSE_MEMORY");
 
+    /**
+     * Whether the peer's Sends land in the event loop's shared receive queue, with every other
+     * connection of the loop that says so, instead of a receive queue of the connection's own; default
+     * {@code false}. Shared, a connection registers its slots in the loop's chunks of 32 rather than
+     * its own of 4, but a peer that sends beyond its credit takes receives that other peers' credits
+     * stand for until its connection is stopped: their Sends may then meet receiver-not-ready retries.
+     * For trusted peers only (docs/security.md). Read when the connection is made: a server sets it as
+     * a child option. A connection with {@link #EXPOSE_MEMORY} always has a queue of its own.
+     */
+    public static final ChannelOption<Boolean> SHARED_RECEIVE_QUEUE = valueOf(RdmaChannelOption.class,
+            "SHARED_RECEIVE_QUEUE");
+
+    /**
+     * How often the peer's device retries a Send to this side that found no receive posted before it
+     * fails the peer's connection with "receiver-not-ready retries exhausted", from 0 to 7 (7: without
+     * end); default 6. This side announces it when it connects or accepts (RDMA CM's
+     * {@code rnr_retry_count}), and the peer's queue pair takes it. This side credits only posted
+     * receives, so a well-behaved peer's Sends never retry. Read when the connection is made: a
+     * server sets it as a child option.
+     */
+    public static final ChannelOption<Integer> RNR_RETRY_COUNT = valueOf(RdmaChannelOption.class, "RNR_RETRY_COUNT");
+
     @SuppressWarnings({ "unused", "deprecation" })
     private RdmaChannelOption() {
         super(null);

@@ -25,7 +25,7 @@ package org.nettyrdma.channel.rdma;
  */
 public final class RdmaLoopMetrics {
 
-    static final RdmaLoopMetrics NONE = new RdmaLoopMetrics(0, 0, 0, 0, 0, 0);
+    static final RdmaLoopMetrics NONE = new RdmaLoopMetrics(0, 0, 0, 0, 0, 0, RdmaReceiveQueueMetrics.NONE);
 
     private final long wakeUps;
     private final long completions;
@@ -33,10 +33,12 @@ public final class RdmaLoopMetrics {
     private final long busyPolls;
     private final long busyPollHits;
     private final long busyPollNanos;
+    private final RdmaReceiveQueueMetrics receiveQueues;
 
     /** Creates a snapshot of these counts; the transport takes them with {@link RdmaSocketChannel#loopMetrics()}. */
     public RdmaLoopMetrics(long wakeUps, long completions, long arms, long busyPolls, long busyPollHits,
-                           long busyPollNanos) {
+                           long busyPollNanos, RdmaReceiveQueueMetrics receiveQueues) {
+        this.receiveQueues = receiveQueues;
         this.wakeUps = wakeUps;
         this.completions = completions;
         this.arms = arms;
@@ -78,10 +80,18 @@ public final class RdmaLoopMetrics {
         return busyPollNanos;
     }
 
+    /**
+     * Returns the receives of the loop's receive queues, its shared ones and its connections' own: a
+     * snapshot taken on the loop is exact, one taken elsewhere may lag.
+     */
+    public RdmaReceiveQueueMetrics receiveQueues() {
+        return receiveQueues;
+    }
+
     @Override
     public String toString() {
         return "RdmaLoopMetrics(wakeUps: " + wakeUps + ", completions: " + completions + ", arms: " + arms
                 + ", busyPolls: " + busyPolls + ", busyPollHits: " + busyPollHits + ", busyPollNanos: "
-                + busyPollNanos + ')';
+                + busyPollNanos + ", " + receiveQueues + ')';
     }
 }

@@ -84,8 +84,8 @@ public final class RdmaMemoryMetrics {
 
     /**
      * Returns the bytes connections hold on their own: rings, and the staging blocks registered for
-     * one connection when the pool had none. Their receive slots are {@linkplain #sharedReceiveBytes()
-     * shared}, and the blocks of the allocator's pool they stage sends in are in {@link #allocatorBytes()}.
+     * one connection when the pool had none. Their receive slots are in {@link #sharedReceiveBytes()},
+     * and the blocks of the allocator's pool they stage sends in are in {@link #allocatorBytes()}.
      */
     public long connectionBytes() {
         return connectionBytes;
@@ -100,14 +100,18 @@ public final class RdmaMemoryMetrics {
     }
 
     /**
-     * Returns the bytes of the event loops' shared receive queues: the slots every connection of a
-     * loop receives into, kept at their peak until the loop stops or the device goes away.
+     * Returns the bytes of the event loops' receive queues: the slots of each connection's own queue,
+     * which go with the connection, and those of the queues a loop shares among the connections that
+     * ask for one ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE}), which shrink as traffic cycles them.
      */
     public long sharedReceiveBytes() {
         return sharedReceiveBytes;
     }
 
-    /** Returns the memory regions of the event loops' shared receive queues: one per 32 slots. */
+    /**
+     * Returns the memory regions of the event loops' receive queues: one per 4 slots of a connection's
+     * own queue, one per 32 of a shared one.
+     */
     public int sharedReceiveRegions() {
         return sharedReceiveRegions;
     }

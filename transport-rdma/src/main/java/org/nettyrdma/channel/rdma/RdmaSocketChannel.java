@@ -158,12 +158,13 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
 
     /**
      * Returns what this channel's event loop did with its completion queues so far, for all of the
-     * loop's RDMA channels together: wake-ups, completions, arms, busy polling. Counted on the loop:
+     * loop's RDMA channels together: wake-ups, completions, arms, busy polling, the receives of its
+     * shared receive queues. Counted on the loop:
      * read on another thread, the snapshot may lag. Zeros before the channel is registered.
      */
     public RdmaLoopMetrics loopMetrics() {
         RdmaLoop loop = this.loop;
-        return loop != null ? loop.counters().snapshot() : RdmaLoopMetrics.NONE;
+        return loop != null ? loop.metrics() : RdmaLoopMetrics.NONE;
     }
 
     @Override
@@ -374,7 +375,7 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 // The HELLO answers the peer's (RdmaConnection): a Send posted now could reach the
                 // peer's queue pair before its CM has made it ready to receive, and be dropped
                 // (docs/decisions.md#client-hello-first).
-                RdmaNative.accept(id, RdmaProtocol.RNR_RETRY_COUNT, 0, 0);
+                RdmaNative.accept(id, config.getRnrRetryCount(), 0, 0);
                 local = readAddress(true);
                 remote = readAddress(false);
                 int timeout = config.getHelloTimeoutMillis();
@@ -458,10 +459,13 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 if (config.isExposeMemory()) {
                     // A key registered here works on this connection's queue pair alone (docs/one-sided.md).
                     ownPd = ProtectionDomain.allocate(device);
-                    int slots = config.getReceiveSlots();
-                    srq = loop.ownReceiveQueue(ownPd, config.getSlotSize(), slots + slots / 16 + 1);
-                } else {
+                }
+                if (config.isSharedReceiveQueue() && ownPd == null) {
                     srq = loop.sharedReceiveQueue(device, config.getSlotSize(), RdmaReceiver.INITIAL_SHARE);
+                } else {
+                    // Its peer's Sends, within its credit or beyond it, take receives of this queue alone.
+                    srq = loop.ownReceiveQueue(device, ownPd, config.getSlotSize(),
+                            RdmaConnection.ownReceiveQueueCapacity(config));
                 }
             } catch (IOException e) {
                 if (ownPd != null) {
@@ -521,7 +525,7 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                     case CmEvent.ROUTE_RESOLVED:
                         openConnection();
                         DisniNative.dispatcher()._connect(id, RdmaProtocol.RETRY_COUNT,
-                                RdmaProtocol.RNR_RETRY_COUNT, 0, (byte) 0);
+                                config.getRnrRetryCount(), 0, (byte) 0);
                         transition(RdmaChannelState.CONNECTING);
                         break;
                     case CmEvent.ESTABLISHED:

@@ -89,6 +89,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     private volatile int ringIdleMillis = 2_000;
     private volatile boolean receiveInPlace;
     private volatile boolean exposeMemory;
+    private volatile boolean sharedReceiveQueue;
+    private volatile int rnrRetryCount = RdmaProtocol.RNR_RETRY_COUNT;
     private volatile boolean allowHalfClosure;
     private volatile boolean keepAlive;
     private volatile int trafficClass;
@@ -111,7 +113,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
                 RdmaChannelOption.SLOT_SIZE, RdmaChannelOption.SEND_QUEUE_DEPTH, RdmaChannelOption.MAX_INLINE_DATA,
                 RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, RdmaChannelOption.HELLO_TIMEOUT_MILLIS,
                 RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, RdmaChannelOption.RING_IDLE_MILLIS,
-                RdmaChannelOption.RECEIVE_IN_PLACE, RdmaChannelOption.EXPOSE_MEMORY);
+                RdmaChannelOption.RECEIVE_IN_PLACE, RdmaChannelOption.EXPOSE_MEMORY,
+                RdmaChannelOption.SHARED_RECEIVE_QUEUE, RdmaChannelOption.RNR_RETRY_COUNT);
     }
 
     @SuppressWarnings("unchecked")
@@ -171,6 +174,12 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         if (option == RdmaChannelOption.EXPOSE_MEMORY) {
             return (T) Boolean.valueOf(isExposeMemory());
         }
+        if (option == RdmaChannelOption.SHARED_RECEIVE_QUEUE) {
+            return (T) Boolean.valueOf(isSharedReceiveQueue());
+        }
+        if (option == RdmaChannelOption.RNR_RETRY_COUNT) {
+            return (T) Integer.valueOf(getRnrRetryCount());
+        }
         return super.getOption(option);
     }
 
@@ -213,6 +222,10 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
             setReceiveInPlace((Boolean) value);
         } else if (option == RdmaChannelOption.EXPOSE_MEMORY) {
             setExposeMemory((Boolean) value);
+        } else if (option == RdmaChannelOption.SHARED_RECEIVE_QUEUE) {
+            setSharedReceiveQueue((Boolean) value);
+        } else if (option == RdmaChannelOption.RNR_RETRY_COUNT) {
+            setRnrRetryCount((Integer) value);
         } else {
             return super.setOption(option, value);
         }
@@ -355,6 +368,40 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      */
     public RdmaSocketChannelConfig setExposeMemory(boolean exposeMemory) {
         this.exposeMemory = exposeMemory;
+        return this;
+    }
+
+    /**
+     * Returns {@code true} if the peer's Sends land in the event loop's shared receive queue
+     * ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE}).
+     */
+    public boolean isSharedReceiveQueue() {
+        return sharedReceiveQueue;
+    }
+
+    /**
+     * Sets whether the peer's Sends land in the event loop's shared receive queue, for trusted peers
+     * ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE}); read when the connection is made.
+     */
+    public RdmaSocketChannelConfig setSharedReceiveQueue(boolean sharedReceiveQueue) {
+        this.sharedReceiveQueue = sharedReceiveQueue;
+        return this;
+    }
+
+    /**
+     * Returns how often the peer's device retries a Send to this side that found no receive posted
+     * ({@link RdmaChannelOption#RNR_RETRY_COUNT}).
+     */
+    public int getRnrRetryCount() {
+        return rnrRetryCount;
+    }
+
+    /**
+     * Sets how often the peer's device retries a Send to this side that found no receive posted, 0 to
+     * 7 ({@link RdmaChannelOption#RNR_RETRY_COUNT}); read when the connection is made.
+     */
+    public RdmaSocketChannelConfig setRnrRetryCount(int rnrRetryCount) {
+        this.rnrRetryCount = checkInRange(rnrRetryCount, 0, 7, "rnrRetryCount");
         return this;
     }
 

@@ -16,6 +16,7 @@
 package org.nettyrdma.channel.rdma.internal;
 
 import org.nettyrdma.channel.rdma.RdmaLoopMetrics;
+import org.nettyrdma.channel.rdma.RdmaReceiveQueueMetrics;
 
 /**
  * The counts behind {@link RdmaLoopMetrics}, kept by one event loop: plain fields, since only the
@@ -30,8 +31,8 @@ public final class LoopCounters {
     long busyPollHits;
     long busyPollNanos;
 
-    /** Returns the counts so far as an immutable snapshot. */
-    public RdmaLoopMetrics snapshot() {
-        return new RdmaLoopMetrics(wakeUps, completions, arms, busyPolls, busyPollHits, busyPollNanos);
+    /** Returns the counts so far as an immutable snapshot, with the loop's shared receives as {@code receives}. */
+    public RdmaLoopMetrics snapshot(RdmaReceiveQueueMetrics receives) {
+        return new RdmaLoopMetrics(wakeUps, completions, arms, busyPolls, busyPollHits, busyPollNanos, receives);
     }
 }

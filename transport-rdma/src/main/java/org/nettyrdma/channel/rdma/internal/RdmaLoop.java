@@ -29,6 +29,7 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.nettyrdma.channel.rdma.RdmaLoopMetrics;
 
 /**
  * What one event loop shares among its RDMA channels, and the dispatch to them: the registrations
@@ -214,12 +215,14 @@ public final class RdmaLoop implements RdmaDevice.User {
     }
 
     /**
-     * Returns a receive queue of this loop for one connection alone, in its protection domain
-     * {@code pd}, with room for {@code capacity} receives of {@code slotSize} bytes.
+     * Returns a receive queue of this loop for one connection alone, on {@code device}, in the
+     * connection's own protection domain {@code pd} or, if {@code null}, the device's, with room for
+     * {@code capacity} receives of {@code slotSize} bytes.
      */
-    public SharedReceiveQueue ownReceiveQueue(ProtectionDomain pd, int slotSize, int capacity) throws IOException {
-        useDevice(pd.device());
-        return sharedQueues.own(pd.device(), pd, slotSize, capacity);
+    public SharedReceiveQueue ownReceiveQueue(RdmaDevice device, ProtectionDomain pd, int slotSize, int capacity)
+            throws IOException {
+        useDevice(device);
+        return sharedQueues.own(device, pd, slotSize, capacity);
     }
 
     /** Makes this loop a user of {@code device}, told when it goes away. */
@@ -265,6 +268,11 @@ public final class RdmaLoop implements RdmaDevice.User {
     /** Returns what the loop did with its completion queues so far. */
     public LoopCounters counters() {
         return counters;
+    }
+
+    /** Returns what the loop did so far, with the receives of its shared receive queues now. */
+    public RdmaLoopMetrics metrics() {
+        return counters.snapshot(sharedQueues.metrics());
     }
 
     /** Counts a spin on the completion queues before waiting, its time, and whether it found completions. */

@@ -37,7 +37,8 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * connection {@linkplain #reserve reserves} the slots it credits to its peer (its share), and the
  * queue keeps at least that many slots (and a sixteenth more) posted or held by a connection: so a
  * peer that sends within its credits always finds a receive, whatever the other peers do within
- * theirs (docs/decisions.md#shared-receive-queue). Slots come in chunks of {@value #CHUNK_SLOTS}, each a
+ * theirs (docs/decisions.md#shared-receive-queue). Slots come in chunks of {@value #CHUNK_SLOTS} (of
+ * {@value #OWN_CHUNK_SLOTS} in a connection's own queue, whose share starts with that many), each a
  * memory region with local write access only: a peer reaches them by Send, never by key. What a
  * burst grew beyond that goes as traffic gives the slots back ({@link SharedSlots}), and all of it
  * when the last queue pair on the queue is destroyed ({@link #queuePairDestroyed()}).
@@ -55,6 +56,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /** The slots registered at a time: one memory region each. */
     static final int CHUNK_SLOTS = 32;
+    /**
+     * The slots registered at a time in a connection's own queue: its first share, so that an idle
+     * connection registers what it credits and no more.
+     */
+    static final int OWN_CHUNK_SLOTS = 4;
     /** A shared receive's {@code wr_id} carries this bit (the sign bit), with the queue's id and the slot. */
     static final long SHARED_TAG = 1L << 63;
     /** Every receive's {@code wr_id} carries this bit; sends carry sequence numbers below it. */
@@ -71,8 +77,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private static final AtomicInteger LIVE_REGIONS = new AtomicInteger();
 
     private final RdmaDevice device;
-    /** The domain of a connection's own queue, which it holds until closed; {@code null} for the loop's. */
-    private final ProtectionDomain own;
+    /** The protection domain of its own of a connection exposing memory, held until closed; {@code null} for the device's. */
+    private final ProtectionDomain ownPd;
+    /** The queue is one connection's: its queue pair alone takes receives from it, and it goes with that queue pair. */
+    private final boolean own;
+    private final int chunkSlots;
     private final long pd;
     private final int slotSize;
     private final int id;
@@ -91,23 +100,25 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /**
      * Creates the queue with room for {@code capacity} receives (at most the device's), whose
-     * completions carry {@code id}, in the device's shared protection domain, or in {@code own}, a
+     * completions carry {@code id}, in the device's shared protection domain, or in {@code ownPd}, a
      * connection's, if not {@code null}; {@code unused} is told when the queue should be destroyed, no
      * queue pair and no connection using it, and closes it.
      */
-    SharedReceiveQueue(RdmaDevice device, ProtectionDomain own, int slotSize, int id, int capacity,
+    SharedReceiveQueue(RdmaDevice device, boolean own, ProtectionDomain ownPd, int slotSize, int id, int capacity,
                        Consumer<SharedReceiveQueue> unused) throws IOException {
         if (device.maxSrqWr() <= 0) {
             throw new IOException(device + " has no shared receive queues, which the transport needs");
         }
         this.device = device;
         this.own = own;
-        this.pd = own != null ? own.handle() : device.pd();
+        this.ownPd = ownPd;
+        this.pd = ownPd != null ? ownPd.handle() : device.pd();
+        this.chunkSlots = own ? OWN_CHUNK_SLOTS : CHUNK_SLOTS;
         this.slotSize = slotSize;
         this.id = id;
-        this.capacity = Math.min(capacity, device.maxSrqWr()) / CHUNK_SLOTS * CHUNK_SLOTS;
+        this.capacity = Math.min(capacity, device.maxSrqWr()) / chunkSlots * chunkSlots;
         this.unused = unused;
-        book = new SharedSlots(new Chunks(), CHUNK_SLOTS, this.capacity);
+        book = new SharedSlots(new Chunks(), chunkSlots, this.capacity);
         chain.claim(id);
         try {
             srq = RdmaNative.createSrq(pd, this.capacity);
@@ -115,8 +126,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
             chain.close();
             throw e;
         }
-        if (own != null) {
-            own.retain();
+        if (ownPd != null) {
+            ownPd.retain();
         }
     }
 
@@ -157,7 +168,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /** Returns {@code true} if this is one connection's queue, in that connection's protection domain. */
     public boolean isOwn() {
-        return own != null;
+        return own;
     }
 
     /** Returns the size of each slot. */
@@ -168,6 +179,21 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /** Returns the slots the connections reserved. */
     public int reserved() {
         return book.reserved();
+    }
+
+    /** Returns the receives posted now. */
+    public int posted() {
+        return book.posted();
+    }
+
+    /** Returns the slots completions took that no connection gave back yet: messages waiting to be read. */
+    public int held() {
+        return book.held();
+    }
+
+    /** Returns the receives the queue keeps posted or held: what is reserved, and its margin. */
+    public int target() {
+        return book.target();
     }
 
     /** Returns the registered bytes of the slots. */
@@ -227,7 +253,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private void destroyIfUnused() {
         // A connection's own queue goes with its queue pair, whatever it holds.
         if (queuePairs == 0 && !closed && book.reserved() == 0 && book.held() == 0
-                && (own != null || book.registered() > KEPT_WHEN_UNUSED)) {
+                && (own || book.registered() > KEPT_WHEN_UNUSED)) {
             unused.accept(this);
         }
     }
@@ -255,12 +281,12 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /** Returns the memory of the chunk that holds {@code slot}; the slot starts at {@link #offsetOf}. */
     public ByteBuf viewOf(int slot) {
-        return views.get(slot / CHUNK_SLOTS);
+        return views.get(slot / chunkSlots);
     }
 
     /** Returns where {@code slot} starts in {@link #viewOf}. */
     public int offsetOf(int slot) {
-        return (slot % CHUNK_SLOTS) * slotSize;
+        return (slot % chunkSlots) * slotSize;
     }
 
     /**
@@ -301,7 +327,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final class Chunks implements SharedSlots.Chunks {
         @Override
         public void register(int index) throws IOException {
-            RegisteredBuffer chunk = new RegisteredBuffer(pd, CHUNK_SLOTS * slotSize,
+            RegisteredBuffer chunk = new RegisteredBuffer(pd, chunkSlots * slotSize,
                     RegisteredBuffer.LOCAL_WRITE, "the shared receive slots of an event loop");
             LIVE_BYTES.addAndGet(chunk.size());
             LIVE_REGIONS.incrementAndGet();
@@ -331,7 +357,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
                     logger.warn("posting to the shared receive queue of {} failed", device, e);
                 }
             }
-            RegisteredBuffer chunk = chunks.get(slot / CHUNK_SLOTS);
+            RegisteredBuffer chunk = chunks.get(slot / chunkSlots);
             chain.addReceive(SHARED_TAG | RECEIVE_TAG | slot, chunk.address() + offsetOf(slot), slotSize,
                     chunk.lkey());
         }
@@ -360,8 +386,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
             chunks.clear();
             views.clear();
             chain.close();
-            if (own != null) {
-                own.release();
+            if (ownPd != null) {
+                ownPd.release();
             }
         }
     }

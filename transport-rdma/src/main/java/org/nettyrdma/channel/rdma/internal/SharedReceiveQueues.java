@@ -20,6 +20,7 @@ import java.util.ArrayList;
 
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
+import org.nettyrdma.channel.rdma.RdmaReceiveQueueMetrics;
 
 /**
  * The shared receive queues of one event loop, one per device and slot size as a rule, by the id
@@ -36,7 +37,27 @@ final class SharedReceiveQueues {
     private static final int RECEIVES_PER_QUEUE = 1 << 16;
 
     private final IntObjectMap<SharedReceiveQueue> queues = new IntObjectHashMap<>();
+    /** The loop's queues as of the last open or close: for {@link #metrics()} on any thread. */
+    private volatile SharedReceiveQueue[] snapshot = new SharedReceiveQueue[0];
     private int nextId = 1;
+
+    /**
+     * Returns the receives of the loop's queues, shared and connections' own, summed: exact on the
+     * loop, possibly lagging on another thread, which reads the loop's counts without a lock.
+     */
+    RdmaReceiveQueueMetrics metrics() {
+        int reserved = 0;
+        int target = 0;
+        int posted = 0;
+        int held = 0;
+        for (SharedReceiveQueue srq : snapshot) {
+            reserved += srq.reserved();
+            target += srq.target();
+            posted += srq.posted();
+            held += srq.held();
+        }
+        return new RdmaReceiveQueueMetrics(reserved, target, posted, held);
+    }
 
     /**
      * Returns a queue on {@code device} for slots of {@code slotSize} bytes with room for
@@ -48,19 +69,20 @@ final class SharedReceiveQueues {
                 return srq;
             }
         }
-        return open(device, null, slotSize, RECEIVES_PER_QUEUE);
+        return open(device, false, null, slotSize, RECEIVES_PER_QUEUE);
     }
 
     /**
-     * Opens a queue in {@code pd}, one connection's protection domain, for that connection alone,
-     * with room for {@code capacity} receives: destroyed when its queue pair is.
+     * Opens a queue for one connection alone, in {@code pd}, the connection's protection domain, or
+     * in the device's if {@code null}, with room for {@code capacity} receives: destroyed when its
+     * queue pair is.
      */
     SharedReceiveQueue own(RdmaDevice device, ProtectionDomain pd, int slotSize, int capacity) throws IOException {
-        int chunks = (capacity + SharedReceiveQueue.CHUNK_SLOTS - 1) / SharedReceiveQueue.CHUNK_SLOTS;
-        return open(device, pd, slotSize, chunks * SharedReceiveQueue.CHUNK_SLOTS);
+        int chunkSlots = SharedReceiveQueue.OWN_CHUNK_SLOTS;
+        return open(device, true, pd, slotSize, (capacity + chunkSlots - 1) / chunkSlots * chunkSlots);
     }
 
-    private SharedReceiveQueue open(RdmaDevice device, ProtectionDomain pd, int slotSize, int capacity)
+    private SharedReceiveQueue open(RdmaDevice device, boolean own, ProtectionDomain pd, int slotSize, int capacity)
             throws IOException {
         if (queues.size() == WorkRequests.MAX_OWNER) {
             throw new IOException("an event loop holds at most " + WorkRequests.MAX_OWNER + " shared receive queues");
@@ -72,9 +94,14 @@ final class SharedReceiveQueues {
         }
         int id = nextId;
         advance();
-        SharedReceiveQueue srq = new SharedReceiveQueue(device, pd, slotSize, id, capacity, this::destroy);
+        SharedReceiveQueue srq = new SharedReceiveQueue(device, own, pd, slotSize, id, capacity, this::destroy);
         queues.put(id, srq);
+        queuesChanged();
         return srq;
+    }
+
+    private void queuesChanged() {
+        snapshot = queues.values().toArray(new SharedReceiveQueue[0]);
     }
 
     private void advance() {
@@ -84,6 +111,7 @@ final class SharedReceiveQueues {
     /** Destroys {@code srq}, which no queue pair and no connection uses any more. */
     private void destroy(SharedReceiveQueue srq) {
         queues.values().remove(srq);
+        queuesChanged();
         srq.close();
     }
 
@@ -100,6 +128,7 @@ final class SharedReceiveQueues {
                 srq.close();
             }
         }
+        queuesChanged();
     }
 
     /** Closes every queue: the queue pairs on them are destroyed, no device writes into their slots. */
@@ -108,5 +137,6 @@ final class SharedReceiveQueues {
             srq.close();
         }
         queues.clear();
+        queuesChanged();
     }
 }

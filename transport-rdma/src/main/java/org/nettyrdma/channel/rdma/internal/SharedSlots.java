@@ -95,6 +95,11 @@ final class SharedSlots {
         return registeredSlots - postedSlots - parkedSlots;
     }
 
+    /** Returns the slots the queue keeps posted or held now: what is reserved, and its margin. */
+    int target() {
+        return target(reserved);
+    }
+
     /** Returns the slots the queue keeps posted or held for {@code reserved} reserved: a sixteenth more. */
     private int target(int reserved) {
         return Math.min(capacity, reserved + reserved / 16);
