@@ -18,14 +18,8 @@ package org.nettyrdma.testsuite.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -42,6 +36,7 @@ import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.testkit.Await;
 import org.nettyrdma.testkit.ExceptionRecorder;
 import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.RnrCounters;
 
 /**
  * A credit promises a posted receive. The client holds the server's first messages unread
@@ -67,7 +62,6 @@ class RdmaReceiveCreditTest {
     private static final int MESSAGES = 40;
     /** Long enough, even emulated, for the server to take a credit and Send before the client posts. */
     private static final long DAWDLE_MILLIS = 5;
-    private static final List<String> RNR_COUNTERS = List.of("rcvd_rnr_err", "send_rnr_err");
 
     @RegisterExtension
     final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
@@ -83,7 +77,7 @@ class RdmaReceiveCreditTest {
     }
 
     private void exchange(boolean answerOnReadComplete) throws Exception {
-        Map<String, Long> before = rnrCounters();
+        Map<String, Long> before = RnrCounters.read();
         Channel server = rdma.bind(rdma.server().childHandler(new ChannelInboundHandlerAdapter() {
             @Override
             public void channelActive(ChannelHandlerContext ctx) {
@@ -148,35 +142,10 @@ class RdmaReceiveCreditTest {
         assertEquals(List.of(), errors.exceptions(), "client exceptions");
         assertTrue(firstLoopReads.get() >= 2, () -> "the first read loop read " + firstLoopReads.get()
                 + " messages: the case needs two or more, answered before the loop ends");
-        Map<String, Long> after = rnrCounters();
+        Map<String, Long> after = RnrCounters.read();
         assertEquals(before, after, "RNR NAKs on the device: a Send found its credited slot not posted");
 
         client.close().sync();
         server.close().sync();
-    }
-
-    /**
-     * Reads the device's RNR counters (rxe keeps them in sysfs): NAKs sent by a responder that found
-     * no receive, and NAKs a requester received.
-     */
-    private static Map<String, Long> rnrCounters() throws IOException {
-        Path counters = countersDirectory();
-        Map<String, Long> values = new TreeMap<>();
-        for (String name : RNR_COUNTERS) {
-            Path file = counters.resolve(name);
-            assertTrue(Files.isReadable(file), () -> "the device keeps no counter " + file);
-            values.put(name, Long.parseLong(Files.readString(file, StandardCharsets.US_ASCII).trim()));
-        }
-        return values;
-    }
-
-    private static Path countersDirectory() {
-        String device = System.getenv("RDMA_TEST_DEVICE");
-        if (device == null) {
-            File[] devices = new File("/sys/class/infiniband").listFiles();
-            assertTrue(devices != null && devices.length > 0, "no RDMA device in /sys/class/infiniband");
-            device = devices[0].getName();
-        }
-        return Path.of("/sys/class/infiniband", device, "ports", "1", "hw_counters");
     }
 }

@@ -31,6 +31,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaMemoryMetrics;
 import org.nettyrdma.testkit.Await;
 import org.nettyrdma.testkit.EchoHandler;
@@ -40,7 +41,8 @@ import org.nettyrdma.testkit.RdmaTransportFixture;
  * The receive memory a burst of streaming connections grew on a loop's shared receive queue does not
  * stay at its peak: it goes when the burst's connections close, and where a connection stays on the
  * queue, as that connection's traffic cycles the receives the burst left posted. One loop, so that
- * every connection, client and server side, is on the same queue.
+ * every connection, client and server side, is on the same queue, which each of them asks for
+ * ({@code SHARED_RECEIVE_QUEUE}): by default a connection has a queue of its own.
  */
 class RdmaSharedReceiveShrinkTest {
 
@@ -58,7 +60,7 @@ class RdmaSharedReceiveShrinkTest {
     @Test
     void theBurstsReceiveMemoryGoesWhenItsConnectionsClose() throws Exception {
         long before = sharedReceiveBytes();
-        Channel sink = rdma.bind(rdma.server().childHandler(new Sink()));
+        Channel sink = rdma.bind(rdma.server().childOption(RdmaChannelOption.SHARED_RECEIVE_QUEUE, true).childHandler(new Sink()));
         long peak = stream(sink);
         assertTrue(peak - before >= GROWN, () -> "the streams grew the shared receive queue: "
                 + before + " B before, " + peak + " B while they ran");
@@ -75,10 +77,10 @@ class RdmaSharedReceiveShrinkTest {
     @Test
     void aConnectionThatStaysCyclesTheReceivesTheBurstLeftAndTheQueueShrinks() throws Exception {
         long before = sharedReceiveBytes();
-        Channel echo = rdma.bind(rdma.server().childHandler(EchoHandler.INSTANCE));
-        Channel sink = rdma.bind(rdma.server().childHandler(new Sink()));
+        Channel echo = rdma.bind(rdma.server().childOption(RdmaChannelOption.SHARED_RECEIVE_QUEUE, true).childHandler(EchoHandler.INSTANCE));
+        Channel sink = rdma.bind(rdma.server().childOption(RdmaChannelOption.SHARED_RECEIVE_QUEUE, true).childHandler(new Sink()));
         PingPong pingPong = new PingPong();
-        Channel stays = rdma.client().handler(pingPong).connect(echo.localAddress()).sync().channel();
+        Channel stays = rdma.client().option(RdmaChannelOption.SHARED_RECEIVE_QUEUE, true).handler(pingPong).connect(echo.localAddress()).sync().channel();
         long peak = stream(sink);
         assertTrue(peak - before >= GROWN, () -> "the streams grew the shared receive queue: "
                 + before + " B before, " + peak + " B while they ran");
@@ -108,7 +110,7 @@ class RdmaSharedReceiveShrinkTest {
     private long stream(Channel sink) throws Exception {
         List<Channel> streams = new ArrayList<>();
         for (int i = 0; i < STREAMS; i++) {
-            streams.add(rdma.client().handler(new ChannelInboundHandlerAdapter())
+            streams.add(rdma.client().option(RdmaChannelOption.SHARED_RECEIVE_QUEUE, true).handler(new ChannelInboundHandlerAdapter())
                     .connect(sink.localAddress()).sync().channel());
         }
         long peak = 0;

@@ -40,6 +40,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaLoopMetrics;
+import org.nettyrdma.channel.rdma.RdmaReceiveQueueMetrics;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.channel.rdma.verbs.RawRdmaClient;
 import org.nettyrdma.testkit.Await;
 import org.nettyrdma.testkit.ExceptionRecorder;
@@ -55,7 +58,9 @@ import org.nettyrdma.testkit.WritePlan;
  * that client's, every later one a raw verbs peer's ({@link RawChild}), whose pipeline records its
  * exceptions and, once the test lets it read, the bytes it receives. A violation must cost only its own
  * connection: {@link #assertClosed} checks that it ended with the exception that names it,
- * {@link #assertStreamIntact()} that the stream went on unchanged.
+ * {@link #assertStreamIntact()} that the stream went on unchanged. The well-behaved pair's devices
+ * retry no Send that meets no receive ({@code RNR_RETRY_COUNT} 0 on both of its ends), so a receive
+ * a hostile peer took from under the stream's credit fails the stream rather than slowing it.
  */
 final class HostilePeerServer implements AutoCloseable {
 
@@ -165,6 +170,10 @@ final class HostilePeerServer implements AutoCloseable {
             protected void initChannel(Channel ch) {
                 // The well-behaved client is connected before any raw peer connects.
                 if (first.getAndSet(false)) {
+                    // A Send of the well-behaved pair that meets no receive posted fails its stream at
+                    // once instead of being retried: whatever a hostile peer does, the stream shows it.
+                    // Each side announces the count the other's device uses; a raw peer keeps the default.
+                    ch.config().setOption(RdmaChannelOption.RNR_RETRY_COUNT, 0);
                     ch.pipeline().addLast(goodReader, goodErrors);
                     goodChild.complete(ch);
                 } else {
@@ -182,7 +191,8 @@ final class HostilePeerServer implements AutoCloseable {
         server = rdma.bind(bootstrap);
         // The well-behaved connection writes until the test has dealt with the raw peers.
         writer = new StreamWriter(seed, WritePlan.untilStopped(seed, MAX_WRITE));
-        client = rdma.client().handler(RdmaTransportFixture.pipeline(writer, clientErrors))
+        client = rdma.client().option(RdmaChannelOption.RNR_RETRY_COUNT, 0)
+                .handler(RdmaTransportFixture.pipeline(writer, clientErrors))
                 .connect(server.localAddress()).sync().channel();
         good = goodChild.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     }
@@ -231,6 +241,35 @@ final class HostilePeerServer implements AutoCloseable {
         assertFalse(goodReader.errors().isCompletedExceptionally());
         assertEquals(List.of(), clientErrors.exceptions(), "exceptions of the well-behaved client");
         assertEquals(List.of(), goodErrors.exceptions(), "exceptions of the well-behaved server child");
+    }
+
+    /**
+     * Returns the metrics of the well-behaved server child's event loop, taken on that loop so that
+     * its shared receive queue's counts are exact.
+     */
+    RdmaLoopMetrics loopMetrics() throws Exception {
+        return good.eventLoop().submit(() -> ((RdmaSocketChannel) good).loopMetrics()).get(TIMEOUT_SECONDS,
+                TimeUnit.SECONDS);
+    }
+
+    /**
+     * Waits until the receive queues of the well-behaved child's loop are whole at rest: no
+     * receive held, as many posted as the queues keep for the connections' reservations and their
+     * margin, and no more reserved than {@code maxReserved} (what the connections still open may hold);
+     * returns the last look.
+     */
+    RdmaReceiveQueueMetrics awaitReceivesWhole(int maxReserved) throws InterruptedException {
+        RdmaReceiveQueueMetrics[] last = new RdmaReceiveQueueMetrics[1];
+        Await.until(() -> {
+            try {
+                last[0] = loopMetrics().receiveQueues();
+            } catch (Exception e) {
+                throw new IllegalStateException("reading the loop's metrics", e);
+            }
+            return last[0].held() == 0 && last[0].reserved() <= maxReserved && last[0].posted() >= last[0].target();
+        }, TIMEOUT_SECONDS, () -> "the receive queues at rest, at most " + maxReserved + " reserved: " + last[0]);
+        System.out.println("the receive queues at rest: " + last[0]);
+        return last[0];
     }
 
     /** Stops the stream and closes the client and the server. */

@@ -62,7 +62,10 @@ class RdmaAdmissionTest {
     private static final int SILENT_PEERS = 200;
     /** {@code RdmaChannelOption.SLOT_SIZE}'s default. */
     private static final long DEFAULT_SLOT_SIZE = 8192;
-    /** The slots of the shared receive queue a connection holds from its {@code HELLO} on (docs/decisions.md). */
+    /**
+     * The slots a connection holds from its {@code HELLO} on, and registers, as one chunk of its own
+     * receive queue, from its accept on (docs/decisions.md#receive-queue-per-connection).
+     */
     private static final long INITIAL_SHARE = 4;
     /**
      * Long enough for every silent peer to connect before the first is dropped, under emulation (200
@@ -101,16 +104,16 @@ class RdmaAdmissionTest {
             RdmaMemoryMetrics held = RdmaMemoryMetrics.snapshot();
             long sharedGrowth = held.sharedReceiveBytes() - before.sharedReceiveBytes();
             System.out.printf("%d silent peers connected in %d ms; the server holds %d connections, %d bytes "
-                    + "registered for connections of their own, the shared receive queues %d bytes more%n",
+                    + "registered for connections of their own, the receive queues %d bytes more%n",
                     SILENT_PEERS, connectedMillis, openChildren.get(), held.connectionBytes() - registeredBefore,
                     sharedGrowth);
             assertTrue(connectedMillis < HELLO_TIMEOUT_MILLIS, "the silent peers connected within the deadline,"
                     + " so the server held them all at once");
             assertEquals(0, silent.disconnected(), "no silent peer was dropped before its deadline");
             assertEquals(registeredBefore, held.connectionBytes(), "silent peers hold no registered memory of their own");
-            // One shared slot each, a sixteenth spare, and a chunk of 32 slots of rounding, on each loop.
-            long slots = SILENT_PEERS + SILENT_PEERS / 16 + 2 * 32;
-            assertTrue(sharedGrowth <= slots * DEFAULT_SLOT_SIZE, "the shared receive queues grew by "
+            // One chunk of a queue of its own each, the first share's slots, of which one is posted.
+            long slots = SILENT_PEERS * INITIAL_SHARE;
+            assertTrue(sharedGrowth <= slots * DEFAULT_SLOT_SIZE, "the receive queues grew by "
                     + sharedGrowth + " bytes for " + SILENT_PEERS + " silent peers");
 
             EchoProbe probe = new EchoProbe(1, 64, 70_000);

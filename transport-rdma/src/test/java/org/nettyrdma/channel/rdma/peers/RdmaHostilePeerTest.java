@@ -136,9 +136,11 @@ class RdmaHostilePeerTest {
     }
 
     /**
-     * A peer that sends more than its credit takes receives of the loop's shared receive queue that
-     * other peers' credits stand for: its connection closes at the first such message, naming the
-     * slots, and the well-behaved stream on the same server goes on intact. The peer sends
+     * A peer that sends more than its credit into the loop's shared receive queue
+     * ({@code SHARED_RECEIVE_QUEUE}) takes receives that other peers' credits stand for: its connection
+     * closes at the first such message, naming the slots, and the well-behaved stream on the same
+     * server goes on intact. (On a queue of its own, the default, its Sends beyond the receives posted
+     * there meet RNR at its own queue: {@link RdmaSharedReceiveQueueTest#creditFloodersAtOnceStarveNobody}.) The peer sends
      * {@code CREDIT}s that return nothing, more than its share could ever have grown to with every
      * credit the server returned: the server can send it at most {@code GRANTED_SLOTS - 1} messages,
      * each returning at most the share's maximum.
@@ -146,7 +148,8 @@ class RdmaHostilePeerTest {
     @Test
     void sendsBeyondTheCreditCloseOnlyThatConnection(TestInfo test) throws Exception {
         int flood = GRANTED_SLOTS * 64 + 64;
-        try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test), bootstrap -> { });
+        try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test),
+                bootstrap -> bootstrap.childOption(RdmaChannelOption.SHARED_RECEIVE_QUEUE, true));
              RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
             HostilePeerServer.RawChild hostile = server.nextRawChild();
             raw.exchangeHellos(validHello());

@@ -95,6 +95,8 @@ public final class RawRdmaClient implements AutoCloseable {
     /** The ring the server opened to this client ({@link #requestRing()}); null before. */
     private RingMessage serverRing;
     private long nextSendId = 1;
+    /** When {@link #floodSends} saw the last of its Sends complete successfully ({@link System#nanoTime()}). */
+    private long lastAcceptedNanos;
     private boolean peerDisconnected;
     private boolean vanished;
     private boolean closed;
@@ -355,6 +357,50 @@ public final class RawRdmaClient implements AutoCloseable {
             }
         }
         return result;
+    }
+
+    /**
+     * Posts {@code count} RDMA Writes with immediate of no bytes, which need no key or address, and
+     * waits for none of them: a peer that sends them and disconnects at once.
+     */
+    public void postEmptyWritesWithImmediate(int count) throws Exception {
+        for (int i = 0; i < count; i++) {
+            endpoint.postWriteWithImmediate(nextSendId++, WRITE_SOURCE, 0, 0, 0, 0);
+        }
+    }
+
+    /**
+     * Sends {@code message} {@code count} times back to back, with the whole send queue in flight, as a
+     * peer that floods; stops posting at the first Send that fails. Returns the completions of those
+     * posted, in order: the successful ones are the Sends the server's device accepted, each into a
+     * receive of the server's.
+     */
+    public List<Completion> floodSends(byte[] message, int count) throws Exception {
+        endpoint.buffer.put(0, message);
+        List<Completion> result = new ArrayList<>(count);
+        long firstId = nextSendId;
+        int posted = 0;
+        boolean failed = false;
+        while (result.size() < posted || (posted < count && !failed)) {
+            if (posted < count && !failed && posted - result.size() < VerbsEndpoint.QUEUE_DEPTH) {
+                endpoint.postSend(nextSendId++, 0, message.length);
+                posted++;
+            } else {
+                Completion completion = completions.awaitSend(firstId + result.size(), TIMEOUT_SECONDS);
+                if (completion.succeeded()) {
+                    lastAcceptedNanos = System.nanoTime();
+                } else {
+                    failed = true;
+                }
+                result.add(completion);
+            }
+        }
+        return result;
+    }
+
+    /** Returns when {@link #floodSends} saw its last successful completion, in {@link System#nanoTime()}'s terms. */
+    public long lastAcceptedNanos() {
+        return lastAcceptedNanos;
     }
 
     /** Returns {@code true} if this client's queue pair is in the error state: a failed work request put it there. */

@@ -49,7 +49,8 @@ import org.nettyrdma.channel.rdma.internal.RdmaNative;
 final class VerbsEndpoint implements AutoCloseable {
 
     static final int BUFFER_SIZE = 1 << 20;
-    static final int QUEUE_DEPTH = 64;
+    /** Deep enough for a flood of 128 Sends in flight, as a hostile peer would post them. */
+    static final int QUEUE_DEPTH = 128;
     /** {@code IBV_WR_SEND_WITH_INV} of libibverbs' {@code enum ibv_wr_opcode}; DiSNI names no such constant. */
     static final int IBV_WR_SEND_WITH_INV = 9;
     static final int ACCESS = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_WRITE

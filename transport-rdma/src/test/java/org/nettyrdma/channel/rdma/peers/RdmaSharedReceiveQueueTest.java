@@ -1,0 +1,217 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.peers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaProtocolException;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
+import org.nettyrdma.channel.rdma.internal.MessageHeader;
+import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.verbs.RawRdmaClient;
+import org.nettyrdma.testkit.RdmaTransportFixture;
+import org.nettyrdma.testkit.RnrCounters;
+import org.nettyrdma.testkit.TestSeed;
+
+/**
+ * Hostile peers against the receives of an event loop (docs/security.md): each connection's own
+ * receive queue by default, the loop's shared one with {@code SHARED_RECEIVE_QUEUE}. Each runs beside
+ * a well-behaved checksummed stream on the same loop ({@link HostilePeerServer}, one loop for server,
+ * client and children), whose devices retry no Send that meets no receive, and must cost only its own
+ * connection: the stream arrives whole, and at rest the loop's queues have every receive back: none
+ * held, as many posted as the open connections' reservations and the margin, no reservation left
+ * behind. Where no peer sends beyond its credit, no Send on the device meets an empty receive queue
+ * at all: the device's RNR counters do not move.
+ */
+class RdmaSharedReceiveQueueTest {
+
+    /** What the well-behaved pair may hold reserved at most: each side's largest share for the other. */
+    private static final int HONEST_RESERVED = 2 * 64;
+    /** The receives a connection's own queue holds at most: its largest share, 64, and a sixteenth more. */
+    private static final int OWN_QUEUE_RECEIVES = 64 + 64 / 16;
+    /** The slots the raw peers grant the server: it only answers their HELLO. */
+    private static final int GRANTED_SLOTS = RawRdmaClient.RECEIVES - 2;
+
+    @RegisterExtension
+    final RdmaTransportFixture rdma = new RdmaTransportFixture(1);
+
+    /**
+     * A peer that connects, posts four RDMA Writes with immediate of no bytes (which need no key)
+     * before any {@code HELLO}, and disconnects, hundreds of times: each Write takes a receive of the
+     * shared queue. The first is a violation; its slot goes back, and the queue pair is in the error
+     * state before the others are looked at, whose slots go back too.
+     */
+    @ParameterizedTest(name = "shared receive queue: {0}")
+    @ValueSource(booleans = {false, true})
+    void writesBeforeTheHelloInAReconnectLoopGiveEveryReceiveBack(boolean shared, TestInfo test) throws Exception {
+        int rounds = 200;
+        Map<String, Long> rnrBefore = RnrCounters.read();
+        try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test), receiveQueue(shared))) {
+            long started = System.nanoTime();
+            for (int round = 0; round < rounds; round++) {
+                try (RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
+                    HostilePeerServer.RawChild hostile = server.nextRawChild();
+                    raw.postEmptyWritesWithImmediate(4);
+                    hostile.assertClosedWith(RdmaProtocolException.class, RdmaHostilePeerTest.BEFORE_HELLO);
+                }
+            }
+            System.out.println(rounds + " rounds of Writes before the HELLO took "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
+            server.assertStreamIntact();
+            server.awaitReceivesWhole(HONEST_RESERVED);
+        }
+        assertNoRnrOnASharedQueue(shared, rnrBefore);
+    }
+
+    /**
+     * A peer that sends a Send with Invalidate, a verb the protocol never uses, before its
+     * {@code HELLO} and, on another connection, after it: on rxe the receive fails, elsewhere it
+     * completes with the invalidation done; either way the connection closes and the slot goes back.
+     */
+    @ParameterizedTest(name = "shared receive queue: {0}")
+    @ValueSource(booleans = {false, true})
+    void sendsWithInvalidateBeforeAndAfterTheHelloGiveTheirReceiveBack(boolean shared, TestInfo test)
+            throws Exception {
+        Map<String, Long> rnrBefore = RnrCounters.read();
+        try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test), receiveQueue(shared))) {
+            for (boolean afterHello : new boolean[] {false, true}) {
+                for (int round = 0; round < 5; round++) {
+                    try (RawRdmaClient raw = RawRdmaClient.connect(server.address())) {
+                        HostilePeerServer.RawChild hostile = server.nextRawChild();
+                        if (afterHello) {
+                            raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+                        }
+                        // A key of this client's own: what the server's device makes of it does not matter here.
+                        raw.sendWithInvalidate(RawRdmaClient.hello(GRANTED_SLOTS), raw.rkey());
+                        hostile.assertClosedWith(RdmaProtocolException.class, "Send with Invalidate");
+                    }
+                }
+            }
+            server.assertStreamIntact();
+            server.awaitReceivesWhole(HONEST_RESERVED);
+        }
+        assertNoRnrOnASharedQueue(shared, rnrBefore);
+    }
+
+    /**
+     * Several peers that each say a valid {@code HELLO} and then flood {@code CREDIT}s far beyond
+     * their credit, all at once, each with a send queue of 128 in flight, into receive queues of their
+     * own (the default). An offender's device gets at most its own queue's receives in (its share and
+     * the queue's margin); beyond them its Sends meet RNR at its own queue, and its connection fails,
+     * on its side or on the server's (by the protocol check, for one that got in beyond its credit, or
+     * by the transport error its broken queue pair causes). The receives it took come back, and the
+     * well-behaved stream, which retries no Send, arrives whole. Prints what each offender got in.
+     */
+    @Test
+    void creditFloodersAtOnceStarveNobody(TestInfo test) throws Exception {
+        int flooders = 6;
+        int flood = 1000;
+        Map<String, Long> rnrBefore = RnrCounters.read();
+        ExecutorService threads = Executors.newFixedThreadPool(flooders);
+        List<RawRdmaClient> raws = new ArrayList<>();
+        try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test), bootstrap -> { })) {
+            List<HostilePeerServer.RawChild> children = new ArrayList<>();
+            for (int i = 0; i < flooders; i++) {
+                RawRdmaClient raw = RawRdmaClient.connect(server.address());
+                raws.add(raw);
+                children.add(server.nextRawChild());
+                raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+            }
+            byte[] credit = credit();
+            List<Future<String>> results = new ArrayList<>();
+            for (RawRdmaClient raw : raws) {
+                results.add(threads.submit(() -> {
+                    long started = System.nanoTime();
+                    List<RawRdmaClient.Completion> completions = raw.floodSends(credit, flood);
+                    long accepted = completions.stream().filter(RawRdmaClient.Completion::succeeded).count();
+                    assertTrue(accepted <= OWN_QUEUE_RECEIVES, "the server's device took " + accepted
+                            + " Sends, more than the " + OWN_QUEUE_RECEIVES + " receives its own queue holds");
+                    return accepted + " of " + completions.size() + " Sends accepted, the last "
+                            + TimeUnit.NANOSECONDS.toMillis(raw.lastAcceptedNanos() - started) + " ms after the first post";
+                }));
+            }
+            for (Future<String> result : results) {
+                System.out.println("a flooder: " + result.get(120, TimeUnit.SECONDS));
+            }
+            for (HostilePeerServer.RawChild child : children) {
+                child.assertClosedWith(IOException.class, "");
+            }
+            for (HostilePeerServer.RawChild child : children) {
+                RdmaChannelMetrics metrics = ((RdmaSocketChannel) child.channel).metrics();
+                System.out.println("an offender's connection: " + metrics.receivedSends() + " Sends taken, "
+                        + metrics.refusedReceives() + " receives taken after its violation and given back");
+            }
+            server.assertStreamIntact();
+            server.awaitReceivesWhole(HONEST_RESERVED);
+        } finally {
+            threads.shutdownNow();
+            for (RawRdmaClient raw : raws) {
+                raw.close();
+            }
+        }
+        assertNoRnrOnASharedQueue(false, rnrBefore);
+    }
+
+    /**
+     * On the loop's shared queue, where the queue's margin takes the receives an offender got in before
+     * it was stopped, asserts that no Send on the device met an empty queue. On queues of their own, an
+     * offender's Sends beyond its own receives meet RNR, and the stream above (which retries none)
+     * shows that no other Send did: the count is printed.
+     */
+    private static void assertNoRnrOnASharedQueue(boolean shared, Map<String, Long> before) throws Exception {
+        Map<String, Long> after = RnrCounters.read();
+        if (shared) {
+            assertEquals(before, after, "RNR NAKs on the device");
+        } else {
+            System.out.println("RNR NAKs on the device, the offenders' at their own queues: " + before + " before, "
+                    + after + " after");
+        }
+    }
+
+    /** Gives the server's children the loop's shared receive queue, or (the default) a queue of their own. */
+    private static Consumer<ServerBootstrap> receiveQueue(boolean shared) {
+        return bootstrap -> bootstrap.childOption(RdmaChannelOption.SHARED_RECEIVE_QUEUE, shared);
+    }
+
+    /** A {@code CREDIT} that returns nothing: a message of the protocol, sent beyond the credit. */
+    private static byte[] credit() {
+        ByteBuf buf = Unpooled.buffer(RdmaProtocol.HEADER_SIZE);
+        MessageHeader.encode(buf, RdmaProtocol.TYPE_CREDIT, 0, 0, 0);
+        return ByteBufUtil.getBytes(buf);
+    }
+}
