@@ -101,13 +101,17 @@ public final class RdmaMemoryMetrics {
 
     /**
      * Returns the bytes of the event loops' shared receive queues: the slots every connection of a
-     * loop receives into, kept at their peak until the loop stops or the device goes away.
+     * loop receives into, kept at their peak until the loop stops or the device goes away; and of
+     * the queues of connections with {@link RdmaChannelOption#EXPOSE_MEMORY}, freed with them.
      */
     public long sharedReceiveBytes() {
         return sharedReceiveBytes;
     }
 
-    /** Returns the memory regions of the event loops' shared receive queues: one per 32 slots. */
+    /**
+     * Returns the memory regions of the receive queues: one per 32 slots of an event loop's shared
+     * queue, one per slot of the queue of a connection with {@link RdmaChannelOption#EXPOSE_MEMORY}.
+     */
     public int sharedReceiveRegions() {
         return sharedReceiveRegions;
     }

@@ -38,7 +38,9 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * queue keeps at least that many slots (and a sixteenth more) posted or held by a connection: so a
  * peer that sends within its credits always finds a receive, whatever the other peers do within
  * theirs (docs/decisions.md#shared-receive-queue). Slots come in chunks of {@value #CHUNK_SLOTS}, each a
- * memory region with local write access only: a peer reaches them by Send, never by key. What a
+ * memory region with local write access only: a peer reaches them by Send, never by key. A
+ * connection's own queue registers one slot at a time and no spare, exactly the slots its peer's
+ * share reserves, which is what admission counts (docs/decisions.md#own-receive-queue). What a
  * burst grew beyond that goes as traffic gives the slots back ({@link SharedSlots}), and all of it
  * when the last queue pair on the queue is destroyed ({@link #queuePairDestroyed()}).
  *
@@ -75,6 +77,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final ProtectionDomain own;
     private final long pd;
     private final int slotSize;
+    /** The slots of one memory region: {@link #CHUNK_SLOTS}, or 1 in a connection's own queue. */
+    private final int chunkSlots;
     private final int id;
     private final int capacity;
     private final long srq;
@@ -104,10 +108,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
         this.own = own;
         this.pd = own != null ? own.handle() : device.pd();
         this.slotSize = slotSize;
+        this.chunkSlots = own != null ? 1 : CHUNK_SLOTS;
         this.id = id;
-        this.capacity = Math.min(capacity, device.maxSrqWr()) / CHUNK_SLOTS * CHUNK_SLOTS;
+        this.capacity = Math.min(capacity, device.maxSrqWr()) / chunkSlots * chunkSlots;
         this.unused = unused;
-        book = new SharedSlots(new Chunks(), CHUNK_SLOTS, this.capacity);
+        book = new SharedSlots(new Chunks(), chunkSlots, this.capacity, own == null);
         chain.claim(id);
         try {
             srq = RdmaNative.createSrq(pd, this.capacity);
@@ -255,12 +260,12 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /** Returns the memory of the chunk that holds {@code slot}; the slot starts at {@link #offsetOf}. */
     public ByteBuf viewOf(int slot) {
-        return views.get(slot / CHUNK_SLOTS);
+        return views.get(slot / chunkSlots);
     }
 
     /** Returns where {@code slot} starts in {@link #viewOf}. */
     public int offsetOf(int slot) {
-        return (slot % CHUNK_SLOTS) * slotSize;
+        return (slot % chunkSlots) * slotSize;
     }
 
     /**
@@ -301,8 +306,9 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final class Chunks implements SharedSlots.Chunks {
         @Override
         public void register(int index) throws IOException {
-            RegisteredBuffer chunk = new RegisteredBuffer(pd, CHUNK_SLOTS * slotSize,
-                    RegisteredBuffer.LOCAL_WRITE, "the shared receive slots of an event loop");
+            RegisteredBuffer chunk = new RegisteredBuffer(pd, chunkSlots * slotSize,
+                    RegisteredBuffer.LOCAL_WRITE, own != null ? "the receive slots of a connection exposing memory"
+                    : "the shared receive slots of an event loop");
             LIVE_BYTES.addAndGet(chunk.size());
             LIVE_REGIONS.incrementAndGet();
             ByteBuf view = Unpooled.wrappedBuffer(chunk.buffer());
@@ -331,7 +337,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
                     logger.warn("posting to the shared receive queue of {} failed", device, e);
                 }
             }
-            RegisteredBuffer chunk = chunks.get(slot / CHUNK_SLOTS);
+            RegisteredBuffer chunk = chunks.get(slot / chunkSlots);
             chain.addReceive(SHARED_TAG | RECEIVE_TAG | slot, chunk.address() + offsetOf(slot), slotSize,
                     chunk.lkey());
         }

@@ -56,8 +56,8 @@ final class SharedReceiveQueues {
      * with room for {@code capacity} receives: destroyed when its queue pair is.
      */
     SharedReceiveQueue own(RdmaDevice device, ProtectionDomain pd, int slotSize, int capacity) throws IOException {
-        int chunks = (capacity + SharedReceiveQueue.CHUNK_SLOTS - 1) / SharedReceiveQueue.CHUNK_SLOTS;
-        return open(device, pd, slotSize, chunks * SharedReceiveQueue.CHUNK_SLOTS);
+        // It registers one slot at a time: no rounding to chunks.
+        return open(device, pd, slotSize, capacity);
     }
 
     private SharedReceiveQueue open(RdmaDevice device, ProtectionDomain pd, int slotSize, int capacity)
