@@ -22,7 +22,6 @@ import java.net.SocketAddress;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -31,6 +30,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.FixedLengthFrameDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import org.nettyrdma.channel.rdma.OneSidedOperations;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.channel.rdma.RdmaIoHandlerConfig;
 import org.nettyrdma.channel.rdma.RemoteAccess;
@@ -79,7 +79,7 @@ final class OneSidedGetServer implements AutoCloseable {
         try {
             long loopThread = group.submit(() -> Thread.currentThread().getId()).get();
             int length = TABLE_BYTES + Long.BYTES;
-            ByteBuf memory = Unpooled.directBuffer(length, length);
+            ByteBuf memory = OneSidedOperations.allocateExposable(length);
             for (int i = 0; i < TABLE_BYTES; i++) {
                 memory.writeByte(i * 31);
             }

@@ -50,7 +50,10 @@ public final class ExposeToEachPeer extends ChannelInboundHandlerAdapter {
     private final RemoteAccess first;
     private final RemoteAccess[] rest;
 
-    /** Exposes the readable bytes of {@code memory}, a direct buffer, with {@code first} and {@code rest}. */
+    /**
+     * Exposes the readable bytes of {@code memory}, a buffer of {@code OneSidedOperations.allocateExposable},
+     * with {@code first} and {@code rest}.
+     */
     public ExposeToEachPeer(ByteBuf memory, Hello hello, RemoteAccess first, RemoteAccess... rest) {
         this.memory = memory;
         this.hello = hello;

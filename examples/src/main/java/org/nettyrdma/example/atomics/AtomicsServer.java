@@ -20,8 +20,8 @@ import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
+import org.nettyrdma.channel.rdma.OneSidedOperations;
 import org.nettyrdma.channel.rdma.RemoteAccess;
 import org.nettyrdma.example.ExampleOptions;
 import org.nettyrdma.example.ExposeToEachPeer;
@@ -80,7 +80,7 @@ public final class AtomicsServer {
      * ({@code RdmaIoHandler}); the words start at 0.
      */
     public static AtomicsServer start(EventLoopGroup group, SocketAddress address) throws InterruptedException {
-        ByteBuf words = Unpooled.directBuffer(SharedWords.LENGTH, SharedWords.LENGTH).writeZero(SharedWords.LENGTH);
+        ByteBuf words = OneSidedOperations.allocateExposable(SharedWords.LENGTH).writerIndex(SharedWords.LENGTH);
         if (words.memoryAddress() % Long.BYTES != 0) {
             words.release();
             throw new IllegalStateException("the words are not 8-byte aligned: atomics need them to be");

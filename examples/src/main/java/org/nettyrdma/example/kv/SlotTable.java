@@ -18,7 +18,7 @@ package org.nettyrdma.example.kv;
 import java.lang.invoke.VarHandle;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import org.nettyrdma.channel.rdma.OneSidedOperations;
 
 /**
  * The server's table: the slots of a {@link SlotLayout} in one direct buffer, which the server
@@ -38,7 +38,8 @@ public final class SlotTable {
     public SlotTable(SlotLayout layout) {
         this.layout = layout;
         int length = layout.tableLength();
-        this.memory = Unpooled.directBuffer(length, length).writeZero(length);
+        // Memory that never moves, the only kind a channel exposes: zeroed, so every slot starts empty.
+        this.memory = OneSidedOperations.allocateExposable(length).writerIndex(length);
     }
 
     /** Returns the layout. */

@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteOrder;
@@ -30,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -40,6 +42,7 @@ import io.netty.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.ExposedRegion;
+import org.nettyrdma.channel.rdma.OneSidedOperations;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaMemoryMetrics;
 import org.nettyrdma.channel.rdma.RdmaRemoteAccessException;
@@ -71,8 +74,10 @@ class RdmaOneSidedTest {
      */
     @ChannelHandler.Sharable
     private static final class Exposer extends ChannelInboundHandlerAdapter {
-        final ByteBuf memory = Unpooled.directBuffer(GUARD + TABLE + GUARD);
+        final ByteBuf memory = OneSidedOperations.allocateExposable(GUARD + TABLE + GUARD);
         final CompletableFuture<ExposedRegion> exposed = new CompletableFuture<>();
+        /** The first connection's channel on the server, which exposed {@link #exposed}. */
+        final CompletableFuture<RdmaSocketChannel> child = new CompletableFuture<>();
         private final RemoteAccess[] access;
 
         Exposer(RemoteAccess... access) {
@@ -85,6 +90,7 @@ class RdmaOneSidedTest {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             RdmaSocketChannel channel = (RdmaSocketChannel) ctx.channel();
+            child.complete(channel);
             ByteBuf table = memory.retainedSlice(GUARD, TABLE);
             Future<ExposedRegion> future = channel.oneSided().expose(table, access[0], rest(access));
             table.release();
@@ -220,6 +226,50 @@ class RdmaOneSidedTest {
         session.close();
     }
 
+    /**
+     * A buffer whose memory moves when it grows (unpooled, pooled, the transport's own) is refused:
+     * the peer would keep reaching the memory it left. The exposed one cannot grow, stays where it is,
+     * and the peer's Writes land in its bytes and nowhere else.
+     */
+    @Test
+    void aBufferThatCanMoveIsRefusedAndTheExposedOneCannotGrow() throws Exception {
+        Session session = open(RemoteAccess.READ, RemoteAccess.WRITE);
+        Exposer exposer = session.exposer();
+        RdmaSocketChannel child = exposer.child.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        ByteBuf[] movable = {
+            Unpooled.directBuffer(64).writeZero(64),
+            Unpooled.directBuffer(64, 64).writeZero(64),
+            PooledByteBufAllocator.DEFAULT.directBuffer(64).writeZero(64),
+            child.alloc().directBuffer(64).writeZero(64),
+        };
+        for (ByteBuf buf : movable) {
+            Throwable refused = failure(child.oneSided().expose(buf, RemoteAccess.READ, RemoteAccess.WRITE));
+            assertInstanceOf(IllegalArgumentException.class, refused, () -> buf + ": " + refused);
+            assertTrue(refused.getMessage().contains("allocateExposable"), refused::getMessage);
+            assertEquals(1, buf.refCnt(), "the buffer is the caller's still");
+            buf.release();
+        }
+
+        ByteBuf memory = exposer.memory;
+        long address = memory.memoryAddress();
+        int capacity = memory.capacity();
+        assertThrows(IllegalArgumentException.class, () -> memory.capacity(capacity + 1));
+        assertThrows(IndexOutOfBoundsException.class, () -> memory.writeByte(0), "a write past it does not grow it");
+        assertEquals(address, memory.memoryAddress(), "the exposed memory did not move");
+        assertEquals(capacity, memory.capacity());
+
+        byte[] expected = exposer.snapshot();
+        byte[] written = new byte[TABLE];
+        Arrays.fill(written, (byte) 0x3C);
+        System.arraycopy(written, 0, expected, GUARD, TABLE);
+        await(session.client().oneSided().write(session.remote(), 0, Unpooled.wrappedBuffer(written)));
+        assertArrayEquals(expected, exposer.snapshot(), "the table was written, the guard bytes around it were not");
+        ByteBuf read = await(session.client().oneSided().read(session.remote(), 0, TABLE));
+        assertArrayEquals(written, ByteBufUtil.getBytes(read));
+        read.release();
+        session.close();
+    }
+
     @Test
     void anotherConnectionWithTheDescriptorIsRefusedByTheDevice() throws Exception {
         Session session = open(RemoteAccess.READ, RemoteAccess.WRITE);
@@ -302,7 +352,7 @@ class RdmaOneSidedTest {
     void aChannelInTheSharedDomainExposesNothing() throws Exception {
         Channel server = rdma.bind(rdma.server().childHandler(new ChannelInboundHandlerAdapter()));
         RdmaSocketChannel client = client(server, new DescriptorReader());
-        ByteBuf table = Unpooled.directBuffer(64).writeZero(64);
+        ByteBuf table = OneSidedOperations.allocateExposable(64).writeZero(64);
         Throwable refused = failure(client.oneSided().expose(table, RemoteAccess.READ));
         assertInstanceOf(IllegalStateException.class, refused);
         assertTrue(refused.getMessage().contains("EXPOSE_MEMORY"), refused::getMessage);

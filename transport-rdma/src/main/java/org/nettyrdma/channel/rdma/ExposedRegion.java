@@ -15,20 +15,32 @@
  */
 package org.nettyrdma.channel.rdma;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.MemoryRegion;
 import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
 
 /**
  * Memory a channel exposed to its peer ({@link OneSidedOperations#expose}): the readable bytes of a
- * buffer, registered in the connection's own protection domain with the access granted. The peer
- * reaches them with the {@link #descriptor()} it was sent, on this connection only, until
- * {@link #revoke()} or the channel's close; the buffer is held meanwhile and released after.
+ * buffer of {@link OneSidedOperations#allocateExposable}, whose memory never moves, registered in
+ * the connection's own protection domain with the access granted. The peer reaches them with the
+ * {@link #descriptor()} it was sent, on this connection only, until {@link #revoke()} or the
+ * channel's close; the buffer is held meanwhile and released after.
  */
 public final class ExposedRegion {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(ExposedRegion.class);
+    /** Regions the device would not deregister: held here so that their buffers are never freed. */
+    private static final Set<ExposedRegion> STRANDED = ConcurrentHashMap.newKeySet();
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
 
     private final EventLoop eventLoop;
     private final ByteBuf buffer;
@@ -85,17 +97,30 @@ public final class ExposedRegion {
         return promise;
     }
 
-    /** Deregisters the memory and releases the buffer; on the event loop. */
+    /**
+     * Deregisters the memory and releases the buffer; on the event loop. If the device refuses the
+     * deregistration, the peer may still reach the memory: the buffer and the domain are kept for the
+     * life of the process, never released to be freed or reused ({@link RdmaMemoryMetrics#failedDeregistrations()}
+     * counts them).
+     */
     void revokeNow() {
         if (revoked) {
             return;
         }
         revoked = true;
         try {
-            region.close();
+            if (region.deregister()) {
+                pd.release();
+                buffer.release();
+            } else {
+                STRANDED.add(this);
+                if (WARNED.compareAndSet(false, true)) {
+                    logger.warn("the device refused to deregister {}: its buffer stays allocated and is never "
+                            + "released, since the peer may still reach it; RdmaMemoryMetrics.failedDeregistrations() "
+                            + "counts such regions, this warning is logged once", this);
+                }
+            }
         } finally {
-            pd.release();
-            buffer.release();
             forget.run();
         }
     }

@@ -22,9 +22,11 @@ import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import org.nettyrdma.channel.rdma.internal.ExposableMemory;
 import org.nettyrdma.channel.rdma.internal.MemoryRegion;
 import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
@@ -56,18 +58,35 @@ public final class OneSidedOperations {
     }
 
     /**
-     * Exposes the readable bytes of {@code buffer} (a direct buffer, its memory where it is) to this
-     * channel's peer with {@code access}, and no other access: the future's {@link ExposedRegion}
-     * holds a retained reference until revoked or the channel closes, and its descriptor is what the
-     * peer needs. Only on a channel with {@link RdmaChannelOption#EXPOSE_MEMORY}, whose key works on
-     * this connection alone.
+     * Returns a buffer of {@code capacity} bytes of zeroed direct memory, empty, whose memory never
+     * moves: the only kind {@link #expose} accepts, with its slices and duplicates. It cannot grow
+     * past {@code capacity}; its memory is freed when its last reference is released, which an
+     * exposure holds until revoked. One buffer may be exposed on several channels, each exposure
+     * holding a reference of its own.
+     */
+    public static ByteBuf allocateExposable(int capacity) {
+        return ExposableMemory.allocate(ByteBufAllocator.DEFAULT, capacity);
+    }
+
+    /**
+     * Exposes the readable bytes of {@code buffer}, a buffer of {@link #allocateExposable} or derived
+     * from one, to this channel's peer with {@code access}, and no other access: the future's
+     * {@link ExposedRegion} holds a retained reference until revoked or the channel closes, and its
+     * descriptor is what the peer needs. Only on a channel with {@link RdmaChannelOption#EXPOSE_MEMORY},
+     * whose key works on this connection alone. Any other buffer fails the future with an
+     * {@link IllegalArgumentException}: its memory moves when it grows, and the old memory, freed, would
+     * stay reachable by the peer.
      */
     public Future<ExposedRegion> expose(ByteBuf buffer, RemoteAccess first, RemoteAccess... rest) {
         Promise<ExposedRegion> promise = channel.eventLoop().newPromise();
         Set<RemoteAccess> access = EnumSet.of(first, rest);
-        if (!buffer.hasMemoryAddress() || buffer.readableBytes() == 0) {
-            return promise.setFailure(new IllegalArgumentException("only the readable bytes of a direct buffer with "
-                    + "a memory address can be exposed, and at least one: " + buffer));
+        if (!ExposableMemory.isExposable(buffer)) {
+            return promise.setFailure(new IllegalArgumentException("the memory of " + buffer + " can move: a "
+                    + "buffer that grows frees its old memory, which the peer could still reach; expose a buffer "
+                    + "of OneSidedOperations.allocateExposable(capacity), whose memory never moves"));
+        }
+        if (buffer.readableBytes() == 0) {
+            return promise.setFailure(new IllegalArgumentException("no readable bytes to expose: " + buffer));
         }
         buffer.retain();
         onLoop(promise, buffer, () -> {

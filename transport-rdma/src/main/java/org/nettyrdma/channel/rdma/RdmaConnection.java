@@ -241,12 +241,11 @@ final class RdmaConnection implements CompletionListener {
     }
 
     /**
-     * Returns the receives the connection's own queue holds at most: its largest share and the
-     * queue's margin over it ({@link SharedReceiveQueue}).
+     * Returns the receives the connection's own queue holds at most: its largest share, since a
+     * queue of one connection keeps no margin ({@link SharedReceiveQueue}).
      */
     static int ownReceiveQueueCapacity(RdmaSocketChannelConfig config) {
-        int slots = config.getReceiveSlots();
-        return slots + slots / 16 + 1;
+        return config.getReceiveSlots();
     }
 
     /** Returns the device of the queue pair. */

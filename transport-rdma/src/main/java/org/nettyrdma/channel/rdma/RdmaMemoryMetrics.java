@@ -102,15 +102,15 @@ public final class RdmaMemoryMetrics {
     /**
      * Returns the bytes of the event loops' receive queues: the slots of each connection's own queue,
      * which go with the connection, and those of the queues a loop shares among the connections that
-     * ask for one ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE}), which shrink as traffic cycles them.
+     * ask for one ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE}), kept until traffic cycles them.
      */
     public long sharedReceiveBytes() {
         return sharedReceiveBytes;
     }
 
     /**
-     * Returns the memory regions of the event loops' receive queues: one per 4 slots of a connection's
-     * own queue, one per 32 of a shared one.
+     * Returns the memory regions of the receive queues: one per slot of a connection's own queue, one
+     * per 32 slots of an event loop's shared one.
      */
     public int sharedReceiveRegions() {
         return sharedReceiveRegions;

@@ -118,6 +118,11 @@ public final class RegionByteBuf extends AbstractReferenceCountedByteBuf {
         return buf;
     }
 
+    /** Returns what takes this buffer's region back when it is released, or {@code null} if it holds none. */
+    Releaser lender() {
+        return releaser;
+    }
+
     /** Points a buffer fresh from the recycler at its memory, with a reference count of 1. */
     private void reuse(ByteBufAllocator alloc, ByteBuffer memory, int offset, int length, int capacity,
                        int maxCapacity) {

@@ -37,9 +37,11 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * connection {@linkplain #reserve reserves} the slots it credits to its peer (its share), and the
  * queue keeps at least that many slots (and a sixteenth more) posted or held by a connection: so a
  * peer that sends within its credits always finds a receive, whatever the other peers do within
- * theirs (docs/decisions.md#shared-receive-queue). Slots come in chunks of {@value #CHUNK_SLOTS} (of
- * {@value #OWN_CHUNK_SLOTS} in a connection's own queue, whose share starts with that many), each a
- * memory region with local write access only: a peer reaches them by Send, never by key. What a
+ * theirs (docs/decisions.md#shared-receive-queue). Slots come in chunks of {@value #CHUNK_SLOTS}, each a
+ * memory region with local write access only: a peer reaches them by Send, never by key. A
+ * connection's own queue, the default (docs/decisions.md#receive-queue-per-connection), registers
+ * one slot at a time and no spare, exactly the slots its peer's share reserves, which is what
+ * admission counts. What a
  * burst grew beyond that goes as traffic gives the slots back ({@link SharedSlots}), and all of it
  * when the last queue pair on the queue is destroyed ({@link #queuePairDestroyed()}).
  *
@@ -56,11 +58,6 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /** The slots registered at a time: one memory region each. */
     static final int CHUNK_SLOTS = 32;
-    /**
-     * The slots registered at a time in a connection's own queue: its first share, so that an idle
-     * connection registers what it credits and no more.
-     */
-    static final int OWN_CHUNK_SLOTS = 4;
     /** A shared receive's {@code wr_id} carries this bit (the sign bit), with the queue's id and the slot. */
     static final long SHARED_TAG = 1L << 63;
     /** Every receive's {@code wr_id} carries this bit; sends carry sequence numbers below it. */
@@ -81,9 +78,10 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final ProtectionDomain ownPd;
     /** The queue is one connection's: its queue pair alone takes receives from it, and it goes with that queue pair. */
     private final boolean own;
-    private final int chunkSlots;
     private final long pd;
     private final int slotSize;
+    /** The slots of one memory region: {@link #CHUNK_SLOTS}, or 1 in a connection's own queue. */
+    private final int chunkSlots;
     private final int id;
     private final int capacity;
     private final long srq;
@@ -113,12 +111,12 @@ public final class SharedReceiveQueue implements AutoCloseable {
         this.own = own;
         this.ownPd = ownPd;
         this.pd = ownPd != null ? ownPd.handle() : device.pd();
-        this.chunkSlots = own ? OWN_CHUNK_SLOTS : CHUNK_SLOTS;
         this.slotSize = slotSize;
+        this.chunkSlots = own ? 1 : CHUNK_SLOTS;
         this.id = id;
         this.capacity = Math.min(capacity, device.maxSrqWr()) / chunkSlots * chunkSlots;
         this.unused = unused;
-        book = new SharedSlots(new Chunks(), chunkSlots, this.capacity);
+        book = new SharedSlots(new Chunks(), chunkSlots, this.capacity, !own);
         chain.claim(id);
         try {
             srq = RdmaNative.createSrq(pd, this.capacity);
@@ -328,7 +326,9 @@ public final class SharedReceiveQueue implements AutoCloseable {
         @Override
         public void register(int index) throws IOException {
             RegisteredBuffer chunk = new RegisteredBuffer(pd, chunkSlots * slotSize,
-                    RegisteredBuffer.LOCAL_WRITE, "the shared receive slots of an event loop");
+                    RegisteredBuffer.LOCAL_WRITE, !own ? "the shared receive slots of an event loop"
+                    : ownPd != null ? "the receive slots of a connection exposing memory"
+                    : "the receive slots of a connection");
             LIVE_BYTES.addAndGet(chunk.size());
             LIVE_REGIONS.incrementAndGet();
             ByteBuf view = Unpooled.wrappedBuffer(chunk.buffer());

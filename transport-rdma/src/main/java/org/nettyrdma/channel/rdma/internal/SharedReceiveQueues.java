@@ -78,8 +78,8 @@ final class SharedReceiveQueues {
      * queue pair is.
      */
     SharedReceiveQueue own(RdmaDevice device, ProtectionDomain pd, int slotSize, int capacity) throws IOException {
-        int chunkSlots = SharedReceiveQueue.OWN_CHUNK_SLOTS;
-        return open(device, true, pd, slotSize, (capacity + chunkSlots - 1) / chunkSlots * chunkSlots);
+        // It registers one slot at a time: no rounding to chunks.
+        return open(device, true, pd, slotSize, capacity);
     }
 
     private SharedReceiveQueue open(RdmaDevice device, boolean own, ProtectionDomain pd, int slotSize, int capacity)

@@ -52,6 +52,8 @@ final class SharedSlots {
     private final Chunks chunks;
     private final int chunkSlots;
     private final int capacity;
+    /** Whether the queue keeps a sixteenth more than reserved; not for a queue with one connection. */
+    private final boolean margin;
     private final BitSet parked = new BitSet();
     private final BitSet registered = new BitSet();
     private int[] parkedInChunk = new int[4];
@@ -60,14 +62,27 @@ final class SharedSlots {
     private int postedSlots;
     private int reserved;
 
-    /** Creates the book of a queue of at most {@code capacity} receives, in chunks of {@code chunkSlots}. */
+    /**
+     * Creates the book of a queue of at most {@code capacity} receives, in chunks of {@code chunkSlots},
+     * shared by connections: it keeps a sixteenth more than reserved.
+     */
     SharedSlots(Chunks chunks, int chunkSlots, int capacity) {
+        this(chunks, chunkSlots, capacity, true);
+    }
+
+    /**
+     * Creates the book of a queue as above; with {@code margin} false it keeps exactly the slots
+     * reserved, for a queue that one connection has to itself: the margin shields the others'
+     * credits from a peer that sends beyond its own, and there are no others.
+     */
+    SharedSlots(Chunks chunks, int chunkSlots, int capacity, boolean margin) {
         if (chunkSlots < 1 || capacity < chunkSlots) {
             throw new IllegalArgumentException("chunks of " + chunkSlots + " slots, capacity " + capacity);
         }
         this.chunks = chunks;
         this.chunkSlots = chunkSlots;
         this.capacity = capacity;
+        this.margin = margin;
     }
 
     /** Returns the slots the connections reserved. */
@@ -95,14 +110,14 @@ final class SharedSlots {
         return registeredSlots - postedSlots - parkedSlots;
     }
 
-    /** Returns the slots the queue keeps posted or held now: what is reserved, and its margin. */
+    /** Returns the slots the queue keeps posted or held now: what is reserved, and its margin if it has one. */
     int target() {
         return target(reserved);
     }
 
-    /** Returns the slots the queue keeps posted or held for {@code reserved} reserved: a sixteenth more. */
+    /** Returns the slots the queue keeps posted or held for {@code reserved} reserved: a sixteenth more, with a margin. */
     private int target(int reserved) {
-        return Math.min(capacity, reserved + reserved / 16);
+        return Math.min(capacity, margin ? reserved + reserved / 16 : reserved);
     }
 
     /** Returns {@code true} if {@code slots} more can be reserved within the capacity. */

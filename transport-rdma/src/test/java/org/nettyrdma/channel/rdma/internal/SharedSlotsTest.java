@@ -100,6 +100,40 @@ class SharedSlotsTest {
         assertEquals(2 * CHUNK, book.registered());
     }
 
+    /**
+     * A connection's own queue, in chunks of one slot and with no margin: what it registers is what
+     * its peer's share reserves, 1 slot before the {@code HELLO}, 4 after, and up to 64 as it grows,
+     * which is what admission counts.
+     */
+    @Test
+    void aQueueOfOneConnectionRegistersExactlyWhatItReserves() throws IOException {
+        int[] regions = new int[1];
+        SharedSlots own = new SharedSlots(new SharedSlots.Chunks() {
+            @Override
+            public void register(int chunk) {
+                regions[0]++;
+            }
+
+            @Override
+            public void deregister(int chunk) {
+                regions[0]--;
+            }
+
+            @Override
+            public void post(int slot) {
+            }
+        }, 1, 64 + 64 / 16 + 1, false);
+        int reserved = 0;
+        for (int share : new int[] {1, 4, 16, 64}) {
+            assertEquals(share - reserved, own.slotsToRegister(share - reserved), "before a share of " + share);
+            own.reserve(share - reserved);
+            reserved = share;
+            assertEquals(share, own.registered(), "registered for a share of " + share);
+            assertEquals(share, own.posted(), "posted for a share of " + share);
+            assertEquals(share, regions[0], "one region a slot");
+        }
+    }
+
     @Test
     void aSlotGivenBackWithinTheTargetIsPostedAgain() throws IOException {
         book.reserve(4);

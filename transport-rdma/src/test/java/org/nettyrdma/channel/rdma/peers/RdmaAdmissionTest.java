@@ -53,8 +53,8 @@ import org.nettyrdma.testkit.RdmaTransportFixture;
  * connections being set up, waiting to be accepted or, with {@code AUTO_READ} on, for their
  * {@code HELLO}; a backlog full of the latter closes the oldest to make room for a new client. The
  * connections from one address hold no more registered memory than
- * {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS}. Requests beyond either are refused at
- * once, with the reason.
+ * {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS}, counted as the server registers it, for
+ * connections that expose memory too. Requests beyond either are refused at once, with the reason.
  */
 class RdmaAdmissionTest {
 
@@ -62,10 +62,7 @@ class RdmaAdmissionTest {
     private static final int SILENT_PEERS = 200;
     /** {@code RdmaChannelOption.SLOT_SIZE}'s default. */
     private static final long DEFAULT_SLOT_SIZE = 8192;
-    /**
-     * The slots a connection holds from its {@code HELLO} on, and registers, as one chunk of its own
-     * receive queue, from its accept on (docs/decisions.md#receive-queue-per-connection).
-     */
+    /** The receive slots a connection holds from its {@code HELLO} on (docs/decisions.md). */
     private static final long INITIAL_SHARE = 4;
     /**
      * Long enough for every silent peer to connect before the first is dropped, under emulation (200
@@ -111,8 +108,9 @@ class RdmaAdmissionTest {
                     + " so the server held them all at once");
             assertEquals(0, silent.disconnected(), "no silent peer was dropped before its deadline");
             assertEquals(registeredBefore, held.connectionBytes(), "silent peers hold no registered memory of their own");
-            // One chunk of a queue of its own each, the first share's slots, of which one is posted.
-            long slots = SILENT_PEERS * INITIAL_SHARE;
+            // One slot each, a sixteenth spare, and a chunk of 32 slots of rounding, on each loop, as a
+            // shared queue would hold them: a queue of its own registers one slot and no spare.
+            long slots = SILENT_PEERS + SILENT_PEERS / 16 + 2 * 32;
             assertTrue(sharedGrowth <= slots * DEFAULT_SLOT_SIZE, "the receive queues grew by "
                     + sharedGrowth + " bytes for " + SILENT_PEERS + " silent peers");
 
@@ -224,6 +222,78 @@ class RdmaAdmissionTest {
         for (Channel client : clients) {
             client.close().sync();
         }
+        server.close().sync();
+    }
+
+    /**
+     * Connections that may expose memory have a receive queue each, of their own: what the address's
+     * bound counts for them is what the server registers, one slot (8 KiB) for a silent peer and its
+     * first share (32 KiB) once the {@code HELLO} came, so silent peers pin no more than the bound
+     * and an honest client beyond it is refused with the reason.
+     */
+    @Test
+    void silentPeersOfConnectionsThatExposeMemoryPinNoMoreThanTheAddressBound() throws Exception {
+        List<RdmaSocketChannel> children = new CopyOnWriteArrayList<>();
+        Channel server = rdma.bind(rdma.server()
+                .childOption(RdmaChannelOption.EXPOSE_MEMORY, true)
+                .childOption(RdmaChannelOption.HELLO_TIMEOUT_MILLIS, 120_000)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        children.add((RdmaSocketChannel) ch);
+                        ch.closeFuture().addListener(f -> children.remove(ch));
+                        ch.pipeline().addLast(EchoHandler.INSTANCE);
+                    }
+                }));
+        long before = RdmaMemoryMetrics.snapshot().sharedReceiveBytes();
+        // The client is in this process too: with a queue of its own, its receive slots are known
+        // exactly (its first share), where a loop's shared queue would register a chunk of 32.
+        RdmaSocketChannel honest = (RdmaSocketChannel) rdma.client().handler(new ChannelInboundHandlerAdapter())
+                .option(RdmaChannelOption.EXPOSE_MEMORY, true)
+                .connect(server.localAddress()).sync().channel();
+        Await.until(() -> children.size() == 1 && children.get(0).isActive(), 30, () -> "the honest client's child");
+        RdmaChannelMetrics child = children.get(0).metrics();
+        long counted = child.registeredBytes() - child.stagingBytes();
+        RdmaChannelMetrics client = honest.metrics();
+        long clientSlots = client.registeredBytes() - client.stagingBytes();
+        long registered = RdmaMemoryMetrics.snapshot().sharedReceiveBytes() - before - clientSlots;
+        System.out.printf("after the HELLO: the address counts %d bytes, the connection's own receive queue "
+                + "registered %d (the client's %d), staging %d%n", counted, registered, clientSlots,
+                child.stagingBytes());
+        assertEquals(INITIAL_SHARE * DEFAULT_SLOT_SIZE, counted, "the first share after the HELLO");
+        assertEquals(INITIAL_SHARE * DEFAULT_SLOT_SIZE, clientSlots, "the client's first share");
+        assertEquals(counted, registered, "what the address counts after the HELLO is what is registered");
+
+        // Room for the honest connection, three silent ones, and the first share a fourth is admitted
+        // against: a fifth would pass the bound.
+        int silentPeers = 4;
+        long slot = DEFAULT_SLOT_SIZE;
+        long bound = counted + (silentPeers - 1) * slot + INITIAL_SHARE * slot;
+        server.config().setOption(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, bound);
+        long baseline = RdmaMemoryMetrics.snapshot().registeredBytes();
+        try (SilentPeers silent = SilentPeers.connect((InetSocketAddress) server.localAddress(), silentPeers)) {
+            Await.until(() -> children.size() == 1 + silentPeers, 30, () -> children.size() + " children");
+            RdmaMemoryMetrics held = RdmaMemoryMetrics.snapshot();
+            long pinned = held.sharedReceiveBytes() - before - clientSlots;
+            System.out.printf("%d silent peers: the connections' own receive queues registered %d bytes in "
+                    + "all, the address's bound %d; the process registered %d bytes more for them%n",
+                    silentPeers, pinned, bound, held.registeredBytes() - baseline);
+            assertEquals(counted + silentPeers * slot, pinned, "one slot for each silent peer, registered");
+            assertTrue(pinned <= bound, pinned + " bytes pinned, beyond the bound of " + bound);
+
+            ChannelFuture refused = rdma.client().handler(new ChannelInboundHandlerAdapter())
+                    .option(RdmaChannelOption.EXPOSE_MEMORY, true)
+                    .connect(server.localAddress()).await();
+            assertFalse(refused.isSuccess(), "a connection beyond the address's bound was refused");
+            assertInstanceOf(ConnectException.class, refused.cause());
+            assertTrue(refused.cause().getMessage().contains("MAX_REGISTERED_MEMORY_PER_ADDRESS"),
+                    () -> "the refusal says why: " + refused.cause().getMessage());
+        }
+        Await.until(() -> children.size() == 1, 30, () -> children.size() + " children once the silent peers left");
+        honest.close().sync();
+        Await.until(children::isEmpty, 30, () -> children.size() + " children left");
+        Await.until(() -> RdmaMemoryMetrics.snapshot().sharedReceiveBytes() == before, 30,
+                () -> "the own receive queues were freed: " + RdmaMemoryMetrics.snapshot());
         server.close().sync();
     }
 

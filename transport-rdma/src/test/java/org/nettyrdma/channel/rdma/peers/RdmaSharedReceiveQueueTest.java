@@ -62,8 +62,8 @@ class RdmaSharedReceiveQueueTest {
 
     /** What the well-behaved pair may hold reserved at most: each side's largest share for the other. */
     private static final int HONEST_RESERVED = 2 * 64;
-    /** The receives a connection's own queue holds at most: its largest share, 64, and a sixteenth more. */
-    private static final int OWN_QUEUE_RECEIVES = 64 + 64 / 16;
+    /** The receives a connection's own queue holds at most: its largest share, 64, and no margin. */
+    private static final int OWN_QUEUE_RECEIVES = 64;
     /** The slots the raw peers grant the server: it only answers their HELLO. */
     private static final int GRANTED_SLOTS = RawRdmaClient.RECEIVES - 2;
 
@@ -131,8 +131,8 @@ class RdmaSharedReceiveQueueTest {
     /**
      * Several peers that each say a valid {@code HELLO} and then flood {@code CREDIT}s far beyond
      * their credit, all at once, each with a send queue of 128 in flight, into receive queues of their
-     * own (the default). An offender's device gets at most its own queue's receives in (its share and
-     * the queue's margin); beyond them its Sends meet RNR at its own queue, and its connection fails,
+     * own (the default). An offender's device gets at most its own queue's receives in (its share);
+     * beyond them its Sends meet RNR at its own queue, and its connection fails,
      * on its side or on the server's (by the protocol check, for one that got in beyond its credit, or
      * by the transport error its broken queue pair causes). The receives it took come back, and the
      * well-behaved stream, which retries no Send, arrives whole. Prints what each offender got in.
