@@ -44,9 +44,10 @@ import org.nettyrdma.testkit.RingsOnEveryDevice;
 class RdmaMemoryLimitTest {
 
     /**
-     * Two chunks of the shared receive queue (32 slots of 8 KiB each) and room for the echoes' staging
-     * blocks (64 KiB each, registered for a connection alone, since no 4 MiB slab of the pool fits):
-     * a third chunk never fits, so at most 15 idle connections of 4 slots are held.
+     * Room for connections of 4 receive slots of 8 KiB, registered slot by slot in their own queues,
+     * and for the echoes' staging blocks (64 KiB each, registered for a connection alone, since no
+     * 4 MiB slab of the pool fits): a connection is admitted only while a staging block fits beside
+     * its slots, so at most 17 idle connections are held and each can still answer.
      */
     private static final long LIMIT = 640 << 10;
     private static final int MOST_CONNECTS = 40;

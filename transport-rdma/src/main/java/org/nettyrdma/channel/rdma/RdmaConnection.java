@@ -172,9 +172,11 @@ final class RdmaConnection implements CompletionListener {
         int sendBufferSize = config.getSendBufferSize();
         int sendDepth = sendQueueDepth(config, device);
         // A connection the limit cannot hold is refused now, with the reason, rather than after the
-        // peer's HELLO: what its first share adds to the shared queue. A peer that never speaks holds
-        // one shared slot until then, no more; a ring comes only when the peer asks, within the limit.
-        long atStart = srq.registrationNeeded(Math.min(RdmaReceiver.INITIAL_SHARE, slots));
+        // peer's HELLO: what its first share adds to its receive queue, and room for one staging
+        // block beside it, without which it could receive but never send a message above the inline
+        // limit, and its peer would wait for an answer that cannot come. A peer that never speaks
+        // holds one slot until then, no more; a ring comes only when the peer asks, within the limit.
+        long atStart = srq.registrationNeeded(Math.min(RdmaReceiver.INITIAL_SHARE, slots)) + SendBlocks.BLOCK_SIZE;
         if (!RegisteredMemoryBudget.hasRoom(atStart)) {
             throw RegisteredMemoryBudget.refusal("a connection", atStart);
         }

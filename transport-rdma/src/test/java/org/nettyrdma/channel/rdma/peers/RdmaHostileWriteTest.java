@@ -195,7 +195,11 @@ class RdmaHostileWriteTest {
             RawChild child = server.nextRawChild();
             Completion write = raw.writeWithImmediate(Target.NOWHERE, new byte[0], 0);
             print("a Write with immediate before the HELLO", raw, write);
-            assertTrue(write.succeeded(), () -> "the device let it through: " + write);
+            // The device let it through: the server's software names it below. The server stops its
+            // queue pair as it reads the violation, which may be before its device acknowledged the
+            // Write: then this side's request ends unacknowledged instead of successful.
+            assertTrue(write.succeeded() || write.status().equals("RETRY_EXC_ERR"),
+                    () -> "the device let it through: " + write);
             assertClosed(child, raw, RdmaProtocolException.class, RdmaHostilePeerTest.BEFORE_HELLO);
             server.assertStreamIntact();
         }
