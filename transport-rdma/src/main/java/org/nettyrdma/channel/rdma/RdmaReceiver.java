@@ -298,10 +298,6 @@ final class RdmaReceiver {
             discard(wrId);
             throw e;
         }
-        int growth = share.onArrival(owed.peerSlots());
-        if (growth > 0) {
-            grow(growth);
-        }
         if (opcode == WC_RECV_RDMA_WITH_IMM) {
             if (peer == null) {
                 throw new RdmaProtocolException("RDMA Write before HELLO");
@@ -325,6 +321,7 @@ final class RdmaReceiver {
                 discard(wrId);
                 throw e;
             }
+            growShareIfDue();
             if (rings.wrote(byteLength) == RingLifecycle.GROW) {
                 // Closed now, a larger one opens when the peer released it; this Write is in it all the same.
                 listener.ringGrowthDue();
@@ -381,6 +378,7 @@ final class RdmaReceiver {
         }
         if (header.type() == RdmaProtocol.TYPE_DATA) {
             counters.receivedSend(header.payloadLength());
+            growShareIfDue();
         }
         inbound.addSlot(header.type(), slot, base + HEADER_SIZE, header.payloadLength());
         return RECEIVED_SEND;
@@ -501,6 +499,19 @@ final class RdmaReceiver {
         srq.release(slot);
         if (!flushing) {
             unpostedReturns++;
+        }
+    }
+
+    /**
+     * Grows the peer's share if its data left it half its credits or less. Only data counts: control
+     * messages never need more than the slots they were granted, and a {@code CLOSE} would grow the
+     * share of every idle connection that closes, registering receive memory just before the share
+     * goes back.
+     */
+    private void growShareIfDue() {
+        int growth = share.onArrival(owed.peerSlots());
+        if (growth > 0) {
+            grow(growth);
         }
     }
 
