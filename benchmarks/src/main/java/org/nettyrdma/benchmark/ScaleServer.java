@@ -148,6 +148,8 @@ public final class ScaleServer {
                     .append(" connection_B=").append(metrics.connectionBytes())
                     .append(" channel_B=").append(channelBytes)
                     .append(" regions=").append(metrics.connectionRegions())
+                    .append(" all_regions=").append(metrics.connectionRegions() + metrics.sharedReceiveRegions()
+                            + metrics.allocatorRegions())
                     .append(" refused=").append(metrics.refusedRegistrations());
         }
         return line.append(" vmpin_kB=").append(KernelCounts.procKib("/proc/self/status", "VmPin"))
