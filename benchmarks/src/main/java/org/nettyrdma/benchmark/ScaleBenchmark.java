@@ -93,6 +93,11 @@ public final class ScaleBenchmark {
     private static final long SETTLE_MILLIS = 500;
     /** How often the server is read while the idle connections close at once. */
     private static final long CLOSE_SAMPLE_MILLIS = 500;
+    /**
+     * How long the server's memory must stay the same, none of the connections held, for the close to be
+     * over: a queue pair is torn down after its channel closed, and its loop's receive queue with the last.
+     */
+    private static final long CLOSE_SETTLED_MILLIS = 5_000;
 
     private final String host;
     private final int[] counts;
@@ -274,7 +279,8 @@ public final class ScaleBenchmark {
     /**
      * Closes the idle connections all at once, as a client fleet that restarts does, and reads the server
      * every {@link #CLOSE_SAMPLE_MILLIS} meanwhile, from just before until it holds none of them and its
-     * registered bytes and {@code VmPin} read the same twice: a close that registers memory shows as a rise.
+     * registered bytes and {@code VmPin} stayed the same for {@link #CLOSE_SETTLED_MILLIS}: a close that
+     * registers memory shows as a rise.
      */
     private static void closeAtOnce(ScaleServerProcess server, ConnectBurst burst, ScaleRound figures)
             throws InterruptedException {
@@ -286,14 +292,16 @@ public final class ScaleBenchmark {
             figures.closing.add(closeSample(server, 0));
             closes = burst.startClosing();
             start = System.nanoTime();
+            long changedAt = 0;
             for (;;) {
                 Thread.sleep(CLOSE_SAMPLE_MILLIS);
                 CloseSample last = figures.closing.get(figures.closing.size() - 1);
                 CloseSample now = closeSample(server, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
                 figures.closing.add(now);
-                boolean settled = now.children() == 0 && now.registeredBytes() == last.registeredBytes()
-                        && now.vmPinKib() == last.vmPinKib();
-                if (settled) {
+                if (now.children() != 0 || now.registeredBytes() != last.registeredBytes()
+                        || now.vmPinKib() != last.vmPinKib()) {
+                    changedAt = now.millis();
+                } else if (now.millis() - changedAt >= CLOSE_SETTLED_MILLIS) {
                     break;
                 }
                 if (System.nanoTime() - deadline > 0) {

@@ -46,8 +46,8 @@ import org.nettyrdma.example.Transport;
  * its standard input, one answer on its standard output:
  * <ul>
  *   <li>{@code memory}: {@code scale-memory children=N ...} with the active sink connections, the
- *       transport's registered memory ({@link RdmaMemoryMetrics}, and the sum of the sink connections'
- *       {@code RdmaChannelMetrics.registeredBytes()}) and the process's {@code VmPin} and
+ *       transport's registered memory and memory regions ({@link RdmaMemoryMetrics}, and the sum of the
+ *       sink connections' {@code RdmaChannelMetrics.registeredBytes()}) and the process's {@code VmPin} and
  *       {@code VmRSS} in kB;</li>
  *   <li>{@code sinks}: {@code scale-sinks ID:BYTES ...}, the bytes each open sink connection read so far.</li>
  * </ul>
