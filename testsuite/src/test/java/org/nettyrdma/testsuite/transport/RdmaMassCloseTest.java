@@ -32,6 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaMemoryMetrics;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.testkit.Await;
 import org.nettyrdma.testkit.ExceptionRecorder;
 import org.nettyrdma.testkit.RdmaTransportFixture;
@@ -55,12 +56,12 @@ class RdmaMassCloseTest {
     final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
 
     /**
-     * With the default inline limit, and with none: the {@code CLOSE}s then still go inline, since a
-     * staging block for each would come from the allocator's pool, which registers a slab when it
-     * has no spare one.
+     * With the default inline limit, with none, and with more than rxe grants: the {@code CLOSE}s
+     * still go inline, since a staging block for each would come from the allocator's pool, which
+     * registers a slab when it has no spare one.
      */
     @ParameterizedTest(name = "MAX_INLINE_DATA={0}")
-    @ValueSource(ints = {0, 128})
+    @ValueSource(ints = {0, 128, 1024})
     void idleConnectionsClosingAtOnceRegisterNothing(int maxInline) throws Exception {
         AtomicInteger openChildren = new AtomicInteger();
         ExceptionRecorder serverErrors = new ExceptionRecorder();
@@ -80,6 +81,7 @@ class RdmaMassCloseTest {
         Await.until(() -> openChildren.get() == CONNECTIONS, TIMEOUT_SECONDS,
                 () -> openChildren.get() + " of " + CONNECTIONS + " children open");
 
+        int granted = ((RdmaSocketChannel) clients.get(0)).metrics().maxInlineData();
         RdmaMemoryMetrics before = settled();
         List<ChannelFuture> closes = new ArrayList<>();
         for (Channel client : clients) {
@@ -94,10 +96,11 @@ class RdmaMassCloseTest {
             Thread.sleep(SAMPLE_MILLIS);
         }
         RdmaMemoryMetrics after = RdmaMemoryMetrics.snapshot();
-        System.out.printf("RdmaMassCloseTest, MAX_INLINE_DATA=%d: %d idle connections closed in %d ms; registered "
-                        + "%d B before, peak %d B while closing, %d B after; registrations made while closing: %d%n",
-                maxInline, CONNECTIONS, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
-                before.registeredBytes(), peak, after.registeredBytes(),
+        System.out.printf("RdmaMassCloseTest, MAX_INLINE_DATA=%d (%d for data): %d idle connections closed in %d ms;"
+                        + " registered %d B before, peak %d B while closing, %d B after; registrations made while"
+                        + " closing: %d%n", maxInline, granted, CONNECTIONS,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), before.registeredBytes(), peak,
+                after.registeredBytes(),
                 after.registrationsMade() - before.registrationsMade());
 
         assertEquals(before.registrationsMade(), after.registrationsMade(),

@@ -124,7 +124,8 @@ final class QueuePairResources {
 
     /**
      * Creates the queue pair with room for {@code inline} bytes of inline data; if the device refuses
-     * that, without inline data, since a provider's limit cannot be queried before.
+     * that, with room for the control messages only, and then without inline data, since a provider's
+     * limit cannot be queried before.
      */
     private static long createQp(RdmaDevice device, CompletionQueue cq, long id, SharedReceiveQueue srq,
                                  ByteBuffer cap, int sendDepth, int inline) throws IOException {
@@ -140,8 +141,9 @@ final class QueuePairResources {
             if (inline == 0) {
                 throw e;
             }
+            int less = inline > RdmaProtocol.MAX_CONTROL_SIZE ? RdmaProtocol.MAX_CONTROL_SIZE : 0;
             try {
-                return createQp(device, cq, id, srq, cap, sendDepth, 0);
+                return createQp(device, cq, id, srq, cap, sendDepth, less);
             } catch (IOException again) {
                 again.addSuppressed(e);
                 throw again;
