@@ -162,7 +162,7 @@ class ScaleReportTest {
 
     @Test
     void closeThatPinnedMoreOnTheWayMissesTheTargetEvenIfItEndsLower() {
-        // The figures: 340,480 kB open, 590,848 kB and 718,848 kB as the queue pairs went, 0 at the end.
+        // A close that registered as it went: 340,480 kB open, 590,848 kB and 718,848 kB on the way, 0 at the end.
         ScaleRound round = closingRound(340_480, 590_848, 718_848, 0);
         assertEquals(Boolean.FALSE, round.onlyFellWhileClosing());
         String line = ScaleReport.closingTarget(round);
