@@ -135,15 +135,20 @@ final class ConnectBurst {
     /** Closes every connection and waits for them, at most {@code seconds} in all. */
     void closeAll(long seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        for (ChannelFuture close : startClosing()) {
+            close.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        }
+    }
+
+    /** Asks every connection to close, all at once, and forgets them; returns their close futures. */
+    List<ChannelFuture> startClosing() {
         List<ChannelFuture> closes = new ArrayList<>();
         for (Channel channel : channels()) {
             closes.add(channel.close());
         }
-        for (ChannelFuture close : closes) {
-            close.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-        }
         synchronized (this) {
             channels.clear();
         }
+        return closes;
     }
 }

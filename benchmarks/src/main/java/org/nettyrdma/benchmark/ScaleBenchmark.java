@@ -29,6 +29,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -37,6 +38,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ResourceLeakDetector;
 import org.HdrHistogram.Histogram;
+import org.nettyrdma.benchmark.ScaleRound.CloseSample;
 import org.nettyrdma.benchmark.ScaleRound.IdleStep;
 import org.nettyrdma.benchmark.ScaleRound.StreamPoint;
 import org.nettyrdma.example.ExampleOptions;
@@ -61,7 +63,9 @@ import org.nettyrdma.example.Transport;
  *   <li>the idle ramp: connections that send nothing, opened with several connects in flight up to each
  *       count of {@code --counts}, the server's memory read at each, until one fails; beside the first count
  *       of at least {@code --round-trip-idle} (or where the ramp stopped) the round trip is measured again
- *       on the first connection.</li>
+ *       on the first connection;</li>
+ *   <li>the idle connections close all at once, the server's registered memory, memory regions and
+ *       {@code VmPin} read every half second until they settle: they should only fall.</li>
  * </ol>
  * Every wait is bounded; a step that fails is reported with its error and the round goes on where it can.
  * {@code scripts/scale-bench} runs it in the rxe VM; docs/benchmark.md explains the figures.
@@ -87,6 +91,13 @@ public final class ScaleBenchmark {
     private static final int WARM_UP_ACTIVE = 8;
     /** Lets a refusal that closes connections just after they opened show before the count is read. */
     private static final long SETTLE_MILLIS = 500;
+    /** How often the server is read while the idle connections close at once. */
+    private static final long CLOSE_SAMPLE_MILLIS = 500;
+    /**
+     * How long the server's memory must stay the same, none of the connections held, for the close to be
+     * over: a queue pair is torn down after its channel closed, and its loop's receive queue with the last.
+     */
+    private static final long CLOSE_SETTLED_MILLIS = 5_000;
 
     private final String host;
     private final int[] counts;
@@ -261,8 +272,60 @@ public final class ScaleBenchmark {
                 figures.connectsPerSecond = figures.connects / (burst.wallNanos() / 1e9);
             }
         } finally {
-            burst.closeAll(TIMEOUT_SECONDS);
+            closeAtOnce(server, burst, figures);
         }
+    }
+
+    /**
+     * Closes the idle connections all at once, as a client fleet that restarts does, and reads the server
+     * every {@link #CLOSE_SAMPLE_MILLIS} meanwhile, from just before until it holds none of them and its
+     * registered bytes and {@code VmPin} stayed the same for {@link #CLOSE_SETTLED_MILLIS}: a close that
+     * registers memory shows as a rise.
+     */
+    private static void closeAtOnce(ScaleServerProcess server, ConnectBurst burst, ScaleRound figures)
+            throws InterruptedException {
+        figures.closedAtOnce = burst.size();
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        List<ChannelFuture> closes = null;
+        try {
+            figures.closing.add(closeSample(server, 0));
+            closes = burst.startClosing();
+            start = System.nanoTime();
+            long changedAt = 0;
+            for (;;) {
+                Thread.sleep(CLOSE_SAMPLE_MILLIS);
+                CloseSample last = figures.closing.get(figures.closing.size() - 1);
+                CloseSample now = closeSample(server, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                figures.closing.add(now);
+                if (now.children() != 0 || now.registeredBytes() != last.registeredBytes()
+                        || now.vmPinKib() != last.vmPinKib()) {
+                    changedAt = now.millis();
+                } else if (now.millis() - changedAt >= CLOSE_SETTLED_MILLIS) {
+                    break;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    figures.closingError = "not settled " + TIMEOUT_SECONDS + " s after the close";
+                    break;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            figures.closingError = String.valueOf(e);
+        } finally {
+            if (closes == null) {
+                burst.closeAll(TIMEOUT_SECONDS);
+            } else {
+                for (ChannelFuture close : closes) {
+                    close.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                }
+            }
+        }
+    }
+
+    private static CloseSample closeSample(ScaleServerProcess server, long millis) throws IOException {
+        Map<String, String> memory = server.memory();
+        return new CloseSample(millis, Integer.parseInt(memory.get("children")), number(memory, "registered_B"),
+                number(memory, "all_regions"), number(memory, "vmpin_kB"));
     }
 
     private void measureBeside(PingPong pingPong, Channel roundTrip, ScaleRound figures, int idle)

@@ -25,6 +25,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
+import org.nettyrdma.benchmark.ScaleRound.CloseSample;
 import org.nettyrdma.benchmark.ScaleRound.IdleStep;
 import org.nettyrdma.benchmark.ScaleRound.StreamPoint;
 
@@ -73,6 +74,7 @@ final class ScaleReport {
                 + " per count, from the first round that has it. MB = 2^20 bytes.");
         printRoundErrors(out);
         printIdle(out);
+        printClosing(out);
         printSetUp(out);
         printStreams(out);
         printRoundTrip(out);
@@ -95,6 +97,12 @@ final class ScaleReport {
         for (IdleStep step : round.idle) {
             out.println(lead + "idle " + step.asked() + ": " + idleFigures(step));
         }
+        for (CloseSample sample : round.closing) {
+            out.println(lead + "closing " + round.closedAtOnce + " idle at once, " + closeFigures(sample));
+        }
+        if (!round.closing.isEmpty()) {
+            out.println(lead + closingTarget(round));
+        }
         out.println(lead + "set-up: " + round.connects + " connects, p50 " + figure(round.setUpP50Ms, 1)
                 + " ms, p99 " + figure(round.setUpP99Ms, 1) + " ms, " + figure(round.connectsPerSecond, 1)
                 + " connects/s");
@@ -116,6 +124,38 @@ final class ScaleReport {
                 : ", registered " + bytes(step.registeredBytes()) + ", channel " + bytes(step.channelBytes());
         return "held " + step.held() + registered + ", VmPin " + bytes(step.vmPinKib() * KIB) + ", RSS "
                 + bytes(step.rssKib() * KIB) + (step.stopped() ? ", stopped: " + step.error() : "");
+    }
+
+    /** Returns a reading of the server while the idle connections closed. */
+    private static String closeFigures(CloseSample sample) {
+        String registered = sample.registeredBytes() < 0 ? ""
+                : ", registered " + bytes(sample.registeredBytes()) + ", " + sample.regions() + " regions";
+        return String.format(Locale.ROOT, "+%.1f s: held %d", sample.millis() / 1e3, sample.children()) + registered
+                + ", VmPin " + bytes(sample.vmPinKib() * KIB);
+    }
+
+    /**
+     * Returns the verdict on the close of {@code round}'s idle connections: {@code VmPin} and the
+     * registered bytes only fell, reading after reading, with the peak of each over its reading before
+     * the close.
+     */
+    static String closingTarget(ScaleRound round) {
+        String target = "while " + round.closedAtOnce + " idle connections close at once, VmPin and registered"
+                + " memory only fall";
+        Boolean onlyFell = round.onlyFellWhileClosing();
+        if (onlyFell == null) {
+            return verdict(null, target, round.closingError != null ? round.closingError : "fewer than two readings");
+        }
+        CloseSample open = round.closing.get(0);
+        CloseSample last = round.closing.get(round.closing.size() - 1);
+        long peakPin = round.closing.stream().mapToLong(CloseSample::vmPinKib).max().orElse(0);
+        long peakRegistered = round.closing.stream().mapToLong(CloseSample::registeredBytes).max().orElse(0);
+        String registered = open.registeredBytes() < 0 ? "" : "; registered " + bytes(open.registeredBytes())
+                + " open, peak " + bytes(peakRegistered) + ", " + bytes(last.registeredBytes()) + " at the end";
+        return verdict(onlyFell, target, "VmPin " + bytes(open.vmPinKib() * KIB) + " open, peak "
+                + bytes(peakPin * KIB) + ", " + bytes(last.vmPinKib() * KIB) + " after "
+                + String.format(Locale.ROOT, "%.1f s", last.millis() / 1e3) + registered
+                + (round.closingError != null ? "; " + round.closingError : ""));
     }
 
     /** Returns {@code value} with {@code decimals} decimals, or {@code -} for {@code NaN} (not measured). */
@@ -159,6 +199,30 @@ final class ScaleReport {
                 + " reg/idle: what the idle connections added to it, each; channel/idle: their"
                 + " RdmaChannelMetrics.registeredBytes(), each; VmPin, RSS: /proc/PID/status of the server,"
                 + " RSS/idle: what the idle connections added, each");
+    }
+
+    private void printClosing(PrintStream out) {
+        out.println();
+        out.println("The idle connections closing at once: the server read every half second (first round of each"
+                + " transport)");
+        out.println(String.format(Locale.ROOT, "  %-9s %8s %7s %12s %8s %11s", "transport", "time", "held",
+                "registered", "regions", "VmPin"));
+        rounds.forEach((transport, list) -> {
+            ScaleRound round = list.stream().filter(r -> !r.closing.isEmpty()).findFirst().orElse(null);
+            if (round == null) {
+                return;
+            }
+            for (CloseSample sample : round.closing) {
+                boolean registered = sample.registeredBytes() >= 0;
+                out.println(String.format(Locale.ROOT, "  %-9s %8s %7d %12s %8s %11s", transport,
+                        String.format(Locale.ROOT, "+%.1f s", sample.millis() / 1e3), sample.children(),
+                        registered ? bytes(sample.registeredBytes()) : "-",
+                        registered ? String.valueOf(sample.regions()) : "-", bytes(sample.vmPinKib() * KIB)));
+            }
+            out.println("  " + transport + ": " + closingTarget(round));
+        });
+        out.println("  time: since the close of all of them (+0.0 s: just before); held: open at the server;"
+                + " registered, regions: RdmaMemoryMetrics (every kind); VmPin: /proc/PID/status of the server");
     }
 
     private void printSetUp(PrintStream out) {
@@ -236,6 +300,10 @@ final class ScaleReport {
         out.println("  " + idleTarget(memory));
         out.println("  " + totalTarget(memory, THOUSAND, THOUSAND_TARGET_BYTES));
         out.println("  " + heldTarget(memory, TEN_THOUSAND));
+        ScaleRound closed = rdma.stream().filter(round -> !round.closing.isEmpty()).findFirst().orElse(null);
+        out.println("  " + (closed != null ? closingTarget(closed)
+                : verdict(null, "idle connections closing at once: VmPin and registered memory only fall",
+                        "no round closed any")));
         for (int size : sizes) {
             out.println("  " + activeTarget(size));
         }

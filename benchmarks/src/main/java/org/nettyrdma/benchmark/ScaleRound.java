@@ -36,6 +36,14 @@ final class ScaleRound {
     }
 
     /**
+     * A reading of the server while the idle ramp's connections close, {@code millis} after they were all
+     * asked to (the first, at 0, just before): its open sink connections, its registered bytes and memory
+     * regions (every kind), and its {@code VmPin}.
+     */
+    record CloseSample(long millis, int children, long registeredBytes, long regions, long vmPinKib) {
+    }
+
+    /**
      * A figure of the streams: {@code connected} of {@code active} wanted wrote {@code size}-byte messages;
      * MB/s (2^20 bytes) read at the server, all together and by the slowest and the fastest connection.
      */
@@ -74,6 +82,11 @@ final class ScaleRound {
     long connects;
 
     final List<StreamPoint> streams = new ArrayList<>();
+    /** The connections the idle ramp held when they all closed at once, and the server's readings meanwhile. */
+    int closedAtOnce;
+    final List<CloseSample> closing = new ArrayList<>();
+    /** Why the readings while closing stopped early, or {@code null}. */
+    String closingError;
 
     ScaleRound(String transport, int round) {
         this.transport = transport;
@@ -89,6 +102,24 @@ final class ScaleRound {
     StreamPoint stream(int active, int size) {
         return streams.stream().filter(point -> point.active() == active && point.size() == size).findFirst()
                 .orElse(null);
+    }
+
+    /**
+     * Returns {@code true} if {@code VmPin} and the registered bytes never rose from one reading to the next
+     * while the idle connections closed, {@code false} if one did, {@code null} with fewer than two readings.
+     */
+    Boolean onlyFellWhileClosing() {
+        if (closing.size() < 2) {
+            return null;
+        }
+        for (int i = 1; i < closing.size(); i++) {
+            CloseSample before = closing.get(i - 1);
+            CloseSample after = closing.get(i);
+            if (after.vmPinKib() > before.vmPinKib() || after.registeredBytes() > before.registeredBytes()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Returns the registered bytes per idle connection at {@code step}: what the ramp added, over what it held. */

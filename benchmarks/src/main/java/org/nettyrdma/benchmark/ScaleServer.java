@@ -46,8 +46,8 @@ import org.nettyrdma.example.Transport;
  * its standard input, one answer on its standard output:
  * <ul>
  *   <li>{@code memory}: {@code scale-memory children=N ...} with the active sink connections, the
- *       transport's registered memory ({@link RdmaMemoryMetrics}, and the sum of the sink connections'
- *       {@code RdmaChannelMetrics.registeredBytes()}) and the process's {@code VmPin} and
+ *       transport's registered memory and memory regions ({@link RdmaMemoryMetrics}, and the sum of the
+ *       sink connections' {@code RdmaChannelMetrics.registeredBytes()}) and the process's {@code VmPin} and
  *       {@code VmRSS} in kB;</li>
  *   <li>{@code sinks}: {@code scale-sinks ID:BYTES ...}, the bytes each open sink connection read so far.</li>
  * </ul>
@@ -148,6 +148,8 @@ public final class ScaleServer {
                     .append(" connection_B=").append(metrics.connectionBytes())
                     .append(" channel_B=").append(channelBytes)
                     .append(" regions=").append(metrics.connectionRegions())
+                    .append(" all_regions=").append(metrics.connectionRegions() + metrics.sharedReceiveRegions()
+                            + metrics.allocatorRegions())
                     .append(" refused=").append(metrics.refusedRegistrations());
         }
         return line.append(" vmpin_kB=").append(KernelCounts.procKib("/proc/self/status", "VmPin"))

@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.nettyrdma.benchmark.ScaleRound.CloseSample;
 import org.nettyrdma.benchmark.ScaleRound.IdleStep;
 import org.nettyrdma.benchmark.ScaleRound.StreamPoint;
 
@@ -148,6 +149,49 @@ class ScaleReportTest {
                 printed);
         assertTrue(printed.contains("round 2 epoll: idle 100: held 100, VmPin 0 B, RSS 195.31 MiB"), printed);
         assertTrue(printed.contains("round 2 epoll: set-up: 0 connects, p50 - ms, p99 - ms, - connects/s"), printed);
+    }
+
+    @Test
+    void closeThatOnlyFellMeetsTheTargetWithItsPeakAndEnd() {
+        ScaleRound round = closingRound(340_480, 300_000, 120_000, 0);
+        assertEquals(Boolean.TRUE, round.onlyFellWhileClosing());
+        String line = ScaleReport.closingTarget(round);
+        assertTrue(line.startsWith("MET           while 10000 idle connections close at once, VmPin and registered"
+                + " memory only fall: VmPin 332.50 MiB open, peak 332.50 MiB, 0 B after 1.5 s"), line);
+    }
+
+    @Test
+    void closeThatPinnedMoreOnTheWayMissesTheTargetEvenIfItEndsLower() {
+        // A close that registered as it went: 340,480 kB open, 590,848 kB and 718,848 kB on the way, 0 at the end.
+        ScaleRound round = closingRound(340_480, 590_848, 718_848, 0);
+        assertEquals(Boolean.FALSE, round.onlyFellWhileClosing());
+        String line = ScaleReport.closingTarget(round);
+        assertTrue(line.startsWith("MISSED"), line);
+        assertTrue(line.contains("VmPin 332.50 MiB open, peak 702.00 MiB, 0 B after 1.5 s"), line);
+        assertTrue(printRound(round).contains("round 1 rdma: closing 10000 idle at once, +0.5 s: held 5000,"
+                + " registered 577.00 MiB, 3 regions, VmPin 577.00 MiB"), printRound(round));
+    }
+
+    @Test
+    void closeWithOneReadingIsNotMeasured() {
+        ScaleRound round = new ScaleRound("rdma", 1);
+        round.closedAtOnce = 10;
+        round.closing.add(new CloseSample(0, 10, MIB, 1, 1024));
+        round.closingError = "java.io.IOException: the server gave no 'scale-memory' line";
+        assertEquals(null, round.onlyFellWhileClosing());
+        assertTrue(ScaleReport.closingTarget(round).startsWith("NOT MEASURED"));
+        assertTrue(ScaleReport.closingTarget(round).endsWith("the server gave no 'scale-memory' line"));
+    }
+
+    /** A close of 10,000 idle connections read four times, with {@code VmPin} (kB) as given; registered follows it. */
+    private static ScaleRound closingRound(long... vmPinKib) {
+        ScaleRound round = new ScaleRound("rdma", 1);
+        round.closedAtOnce = 10_000;
+        for (int i = 0; i < vmPinKib.length; i++) {
+            round.closing.add(new CloseSample(500L * i, 10_000 - 5_000 * i < 0 ? 0 : 10_000 - 5_000 * i,
+                    vmPinKib[i] * 1024, 4 - i, vmPinKib[i]));
+        }
+        return round;
     }
 
     private static String printRound(ScaleRound round) {

@@ -27,6 +27,7 @@ import org.nettyrdma.channel.rdma.internal.CompletionQueue;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
+import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 
@@ -64,6 +65,7 @@ final class QueuePairResources {
     private long qp;
     private int qpNum;
     private int maxInline;
+    private int controlInline;
     /** The {@code ibv_mw*} over the open ring; 0 while none is open. */
     private long window;
     private boolean closed;
@@ -99,11 +101,15 @@ final class QueuePairResources {
     /** Makes the queue pair, stored as soon as it exists so that {@link #close()} frees it. */
     private void open(int sendDepth, int maxInlineData) throws IOException {
         ByteBuffer cap = ByteBuffer.allocateDirect(RdmaNative.QP_CAP_SIZE).order(ByteOrder.nativeOrder());
-        qp = createQp(device, cq, id, srq, cap, sendDepth, maxInlineData);
+        // Room for every control message inline whatever the user asked for: then none needs
+        // registered memory, and a burst of closes takes no staging block.
+        qp = createQp(device, cq, id, srq, cap, sendDepth, Math.max(maxInlineData, RdmaProtocol.MAX_CONTROL_SIZE));
         srq.queuePairCreated();
         // A device may grant more than was asked (rxe reports room for one SGE, 16 bytes, when 0
-        // was asked); what the user asked for still bounds it, so that 0 means none.
-        maxInline = Math.min(maxInlineData, cap.getInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET));
+        // was asked); what the user asked for still bounds the data Sends, so that 0 means none.
+        int granted = cap.getInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET);
+        maxInline = Math.min(maxInlineData, granted);
+        controlInline = Math.min(Math.max(maxInlineData, RdmaProtocol.MAX_CONTROL_SIZE), granted);
         qpNum = verbs._getQpNum(qp);
     }
 
@@ -118,7 +124,8 @@ final class QueuePairResources {
 
     /**
      * Creates the queue pair with room for {@code inline} bytes of inline data; if the device refuses
-     * that, without inline data, since a provider's limit cannot be queried before.
+     * that, with room for the control messages only, and then without inline data, since a provider's
+     * limit cannot be queried before.
      */
     private static long createQp(RdmaDevice device, CompletionQueue cq, long id, SharedReceiveQueue srq,
                                  ByteBuffer cap, int sendDepth, int inline) throws IOException {
@@ -134,8 +141,9 @@ final class QueuePairResources {
             if (inline == 0) {
                 throw e;
             }
+            int less = inline > RdmaProtocol.MAX_CONTROL_SIZE ? RdmaProtocol.MAX_CONTROL_SIZE : 0;
             try {
-                return createQp(device, cq, id, srq, cap, sendDepth, 0);
+                return createQp(device, cq, id, srq, cap, sendDepth, less);
             } catch (IOException again) {
                 again.addSuppressed(e);
                 throw again;
@@ -200,6 +208,14 @@ final class QueuePairResources {
     /** The largest Send posted inline: what the user asked for, as far as the device granted it. */
     int maxInline() {
         return maxInline;
+    }
+
+    /**
+     * The largest {@code HELLO} or control message posted inline: at least
+     * {@link RdmaProtocol#MAX_CONTROL_SIZE} where the device granted it, whatever the user asked for.
+     */
+    int controlInline() {
+        return controlInline;
     }
 
     /** Returns the shared receive queue the queue pair takes its receives from. */

@@ -44,7 +44,8 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
      * The largest Send, header included, posted inline: the provider copies it into the work request,
      * so the device need not read it from memory; default 128 (a 64-byte request and its header fit).
      * A device that grants less bounds it ({@link RdmaChannelMetrics#maxInlineData()}); 0 turns it off
-     * (docs/decisions.md#inline-threshold).
+     * for data. The {@code HELLO} and control messages go inline whatever this says, where the device
+     * allows, so that they need no registered memory (docs/decisions.md#inline-threshold).
      */
     public static final ChannelOption<Integer> MAX_INLINE_DATA = valueOf(RdmaChannelOption.class,
             "MAX_INLINE_DATA");

@@ -193,8 +193,8 @@ final class RdmaConnection implements CompletionListener {
             SendBlocks.Source staging = ownPd != null
                     ? new RegisteredBlocks(device, ownPd, 0, "a staging block of a connection exposing memory")
                     : RdmaByteBufAllocator.stagingBlocks(device);
-            sender = new RdmaSender(device, resources.qp(), resources.maxInline(), sendDepth, sendBufferSize,
-                    receiver.owed(), counters, staging);
+            sender = new RdmaSender(device, resources.qp(), resources.maxInline(), resources.controlInline(),
+                    sendDepth, sendBufferSize, receiver.owed(), counters, staging);
             oneSided = new OneSidedRequests(sender, new SendBlocks(new RegisteredBlocks(device, ownPd,
                     RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize));
             rings = new RingOwner(listener, resources, sender, receiver, eventLoop,

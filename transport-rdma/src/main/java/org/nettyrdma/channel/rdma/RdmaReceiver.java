@@ -311,12 +311,7 @@ final class RdmaReceiver {
     int onReceive(long wrId, int opcode, int byteLength, int immediate, int flags) throws IOException {
         slotInHand = SharedReceiveQueue.slotOf(wrId);
         try {
-            int received = take(slotInHand, opcode, byteLength, immediate, flags);
-            if (received != RECEIVED_HELLO) {
-                // Only a valid message makes the share grow, and never before the HELLO.
-                growIfDue();
-            }
-            return received;
+            return take(slotInHand, opcode, byteLength, immediate, flags);
         } catch (IOException | RuntimeException e) {
             if (slotInHand != NO_SLOT) {
                 discard(wrId);
@@ -369,6 +364,8 @@ final class RdmaReceiver {
         }
         if (header.type() == RdmaProtocol.TYPE_DATA) {
             counters.receivedSend(header.payloadLength());
+            // Only valid data makes the share grow, never before the HELLO.
+            growIfDue();
         }
         inbound.addSlot(header.type(), slot, base + HEADER_SIZE, header.payloadLength());
         slotInHand = NO_SLOT;
@@ -391,6 +388,7 @@ final class RdmaReceiver {
                     + "fit a receive slot of " + slotSize + " bytes: the protocol sends those");
         }
         long token = ring.book().accept(immediate, byteLength);
+        growIfDue();
         if (rings.wrote(byteLength) == RingLifecycle.GROW) {
             // Closed now, a larger one opens when the peer released it; this Write is in it all the same.
             listener.ringGrowthDue();
@@ -527,9 +525,11 @@ final class RdmaReceiver {
     }
 
     /**
-     * Grows the peer's share if a message it sent left it half of it or less ({@link SlotShare}), and
-     * the shared queue and the connection's limits allow: the new slots are posted at once, and owed
-     * to the peer ({@link CreditReturn#creditMessageDue()}).
+     * Grows the peer's share if its data (a {@code DATA} Send or a Write) left it half its credits or
+     * less, and the queue and the connection's limits allow: the new slots are posted at once, and owed
+     * to the peer ({@link CreditReturn#creditMessageDue()}). Only data counts: control messages never
+     * need more than the slots they were granted, and a {@code CLOSE} would grow the share of every
+     * idle connection that closes, registering receive memory just before the share goes back.
      */
     private void growIfDue() {
         int slots = share.onArrival(owed.peerSlots());

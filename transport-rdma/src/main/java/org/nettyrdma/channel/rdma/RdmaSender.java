@@ -74,6 +74,12 @@ final class RdmaSender {
     private final long qp;
     /** The largest Send posted inline: what the user asked for, as far as the device granted it. */
     private final int maxInline;
+    /**
+     * The largest {@code HELLO} or control message posted inline: every one of them where the device
+     * granted {@link RdmaProtocol#MAX_CONTROL_SIZE}, whatever the user asked for, so that a close
+     * takes no staging block, whose pool might register one.
+     */
+    private final int controlInline;
     private final CreditReturn owed;
     private final ConnectionCounters counters;
     private final WorkRequests chain;
@@ -123,17 +129,19 @@ final class RdmaSender {
     private long helloSequence = -1;
     private boolean closed;
 
-    RdmaSender(RdmaDevice device, long qp, int maxInline, int sendDepth, int sendBufferSize, CreditReturn owed,
-               ConnectionCounters counters, SendBlocks.Source staging) {
+    RdmaSender(RdmaDevice device, long qp, int maxInline, int controlInline, int sendDepth, int sendBufferSize,
+               CreditReturn owed, ConnectionCounters counters, SendBlocks.Source staging) {
         this.device = device;
         this.qp = qp;
         this.maxInline = maxInline;
+        this.controlInline = controlInline;
         this.owed = owed;
         this.counters = counters;
         // SO_SNDBUF bounds the staging blocks held, and so the bytes copied and in flight.
         blocks = new SendBlocks(staging, sendBufferSize);
         ledger = new SendLedger(sendDepth);
-        inline = maxInline > 0 ? ByteBufAllocator.DEFAULT.directBuffer(CHAIN * maxInline, CHAIN * maxInline) : null;
+        int inlineBytes = CHAIN * Math.max(maxInline, controlInline);
+        inline = inlineBytes > 0 ? ByteBufAllocator.DEFAULT.directBuffer(inlineBytes, inlineBytes) : null;
         inlineAddress = inline != null ? RdmaNative.directBufferAddress(inline.nioBuffer(0, inline.capacity())) : 0;
         WorkRequests sends;
         try {
@@ -168,9 +176,9 @@ final class RdmaSender {
 
     /** Posts this side's {@code HELLO}. */
     void sendHello(HelloMessage hello) throws IOException {
-        if (!place(HELLO_SIZE, true)) {
+        if (!place(HELLO_SIZE, controlInline)) {
             throw new IOException("no registered memory to stage this side's HELLO in (" + HELLO_SIZE
-                    + " bytes, more than the queue pair's inline data of " + maxInline + " bytes)");
+                    + " bytes, more than the queue pair's inline data of " + controlInline + " bytes)");
         }
         placed.writerIndex(placedOffset);
         hello.encode(placed);
@@ -336,7 +344,7 @@ final class RdmaSender {
         if (chain.isFull()) {
             post();
         }
-        if (!place(HEADER_SIZE + payload, true)) {
+        if (!place(HEADER_SIZE + payload, controlInline)) {
             return false;
         }
         placed.writerIndex(placedOffset);
@@ -463,7 +471,7 @@ final class RdmaSender {
             wantRing();
             return false;
         }
-        if (!place(HEADER_SIZE + length, false)) {
+        if (!place(HEADER_SIZE + length, 0)) {
             return false;
         }
         // A file region may deliver fewer bytes than its units; the Write carries what was copied,
@@ -502,7 +510,7 @@ final class RdmaSender {
         if (small) {
             room = Math.min(room, maxInline - HEADER_SIZE);
         }
-        if (!place(HEADER_SIZE + room, small)) {
+        if (!place(HEADER_SIZE + room, small ? maxInline : 0)) {
             return false;
         }
         int offset = placedOffset;
@@ -552,7 +560,8 @@ final class RdmaSender {
      */
     boolean sendControl(int type) throws IOException {
         boolean mayTakeLastSlot = owed.owedSlots() > 0 || type == RdmaProtocol.TYPE_CLOSE;
-        if (closed || !credits.canSendControl(mayTakeLastSlot) || ledger.isFull() || !place(HEADER_SIZE, true)) {
+        if (closed || !credits.canSendControl(mayTakeLastSlot) || ledger.isFull()
+                || !place(HEADER_SIZE, controlInline)) {
             return false;
         }
         placed.writerIndex(placedOffset);
@@ -634,7 +643,7 @@ final class RdmaSender {
      * @return its sequence number, or -1 if the send queue or the staging blocks have no room now
      */
     long postWrite(ByteBuf source, int index, int length, long remoteAddress, int rkey) throws IOException {
-        if (closed || ledger.isFull() || !place(length, true)) {
+        if (closed || ledger.isFull() || !place(length, maxInline)) {
             return -1;
         }
         placed.setBytes(placedOffset, source, index, length);
@@ -661,17 +670,13 @@ final class RdmaSender {
     }
 
     /**
-     * Returns the flags for a Send of {@code length} bytes: inline when the queue pair takes it. The
-     * staged bytes stay reserved until the request completes all the same; only the device's read of
-     * them is saved.
-     * Takes room for the {@code length} bytes of a request: in the inline buffer if {@code mayInline}
-     * and the queue pair takes them inline, else in a staging block; {@code placed} and the fields
-     * after it say where.
+     * Takes room for the {@code length} bytes of a request: in the inline buffer if they are at most
+     * {@code inlineLimit}, else in a staging block; {@code placed} and the fields after it say where.
      *
      * @return {@code false} if no staging block has room now
      */
-    private boolean place(int length, boolean mayInline) {
-        if (mayInline && length <= maxInline) {
+    private boolean place(int length, int inlineLimit) {
+        if (length <= inlineLimit) {
             waitingForBlock = false;
             placed = inline;
             placedOffset = inlineUsed;
@@ -735,12 +740,12 @@ final class RdmaSender {
     }
 
     /**
-     * Returns the flags for a Send of {@code length} bytes: inline when the queue pair takes it. Bytes
-     * staged in a block stay reserved until the request completes all the same; only the device's
-     * read of them is saved.
+     * Returns the flags for a request of {@code length} bytes just placed: inline if they are in the
+     * inline buffer, or at most what the user asked for. Bytes staged in a block stay reserved until
+     * the request completes all the same; only the device's read of them is saved.
      */
     private int inlineFlag(int length) {
-        return length <= maxInline ? WorkRequests.FLAG_INLINE : 0;
+        return placed == inline || length <= maxInline ? WorkRequests.FLAG_INLINE : 0;
     }
 
     /** Records where the staging blocks and the outbound bytes stand after the request just added. */

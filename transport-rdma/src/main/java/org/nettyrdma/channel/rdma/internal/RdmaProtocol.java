@@ -60,6 +60,12 @@ public final class RdmaProtocol {
     public static final int HELLO_SIZE = 32;
     /** Size of the header of every other message. */
     public static final int HEADER_SIZE = 16;
+    /**
+     * Size of the largest message without stream bytes, the {@code HELLO} and every control message
+     * ({@code RING} with its header is the largest): queue pairs take this much inline data where the
+     * device allows, so that none of them needs registered memory.
+     */
+    public static final int MAX_CONTROL_SIZE = Math.max(HELLO_SIZE, HEADER_SIZE + RingMessage.RING_SIZE);
 
     /**
      * Returns the fewest bytes a Write with immediate may carry into the ring of a receiver whose

@@ -20,9 +20,11 @@ package org.nettyrdma.channel.rdma.internal;
  * peer's credits, the slots its messages wait in, and the credits owed to it), and when the share
  * should grow (docs/decisions.md#shared-receive-queue).
  *
- * <p>The share grows fourfold, up to its maximum, when a message arrives and leaves the peer half of
- * it or less: the peer has half its share in flight or unreturned, which a peer that waits for each
- * answer never has. The maximum plays the part of a TCP receive buffer, which fills whether or not
+ * <p>The share grows fourfold, up to its maximum, when data arrives (a {@code DATA} Send or a Write)
+ * and leaves the peer half of it or less: the peer has half its share in flight or unreturned,
+ * which a peer that waits for each answer never has. A control message never grows it: every
+ * connection that closes sends one, and would register memory just before its share goes back.
+ * The maximum plays the part of a TCP receive buffer, which fills whether or not
  * the application reads, and a stream reaches it in two steps (4, 16, 64 slots by default), each
  * announced by a {@code CREDIT} when nothing else goes back. A share does not shrink: it goes back
  * to the queue when its connection closes.
@@ -54,7 +56,7 @@ public final class SlotShare {
     }
 
     /**
-     * Decides whether the share should grow now that a message of the peer arrived, leaving it
+     * Decides whether the share should grow now that data of the peer arrived, leaving it
      * {@code peerSlots} credits as this side counts them.
      *
      * @return the number of slots by which the share should grow (then, if the queue grants them,
