@@ -128,7 +128,7 @@ final class QueuePairResources {
                 .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, 0)
                 .putInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET, inline);
         try {
-            return RdmaNative.createQp(id, srq.pd(), cq.cq(), cq.cq(), srq.srq(),
+            return RdmaNative.createQp(id, srq.pd(), cq.cq(), srq.completionQueueFor(cq).cq(), srq.srq(),
                     RdmaNative.directBufferAddress(cap));
         } catch (IOException e) {
             if (inline == 0) {

@@ -228,9 +228,14 @@ final class RdmaConnection implements CompletionListener {
         return RingPolicy.opensRing(device) ? config.getReceiveBufferSize() : 0;
     }
 
-    /** Returns the completion queue entries a connection with {@code config} can have in flight. */
+    /**
+     * Returns the entries a connection with {@code config} reserves in its completion queue: its send
+     * depth, and the capacity of a receive queue of its own. The receives of a loop's shared queue
+     * complete into that queue's own completion queue (docs/decisions.md#completion-queue-bound).
+     */
     static int completionQueueEntries(RdmaSocketChannelConfig config, RdmaDevice device) {
-        return config.getReceiveSlots() + sendQueueDepth(config, device);
+        int sends = sendQueueDepth(config, device);
+        return config.isExposeMemory() ? sends + SharedReceiveQueue.ownCapacity(config.getReceiveSlots()) : sends;
     }
 
     /** Returns the device of the queue pair. */

@@ -458,8 +458,8 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 if (config.isExposeMemory()) {
                     // A key registered here works on this connection's queue pair alone (docs/one-sided.md).
                     ownPd = ProtectionDomain.allocate(device);
-                    int slots = config.getReceiveSlots();
-                    srq = loop.ownReceiveQueue(ownPd, config.getSlotSize(), slots + slots / 16 + 1);
+                    srq = loop.ownReceiveQueue(ownPd, config.getSlotSize(),
+                            SharedReceiveQueue.ownCapacity(config.getReceiveSlots()));
                 } else {
                     srq = loop.sharedReceiveQueue(device, config.getSlotSize(), RdmaReceiver.INITIAL_SHARE);
                 }

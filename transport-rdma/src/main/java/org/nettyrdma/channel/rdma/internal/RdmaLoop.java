@@ -48,7 +48,7 @@ public final class RdmaLoop implements RdmaDevice.User {
     private final Executor executor;
     private final LoopCounters counters = new LoopCounters();
     private final CompletionQueuePool completionQueues;
-    private final SharedReceiveQueues sharedQueues = new SharedReceiveQueues();
+    private final SharedReceiveQueues sharedQueues;
     /** The registrations of the loop's RDMA channels, by the id their work requests carry. */
     private final IntObjectMap<RdmaIoRegistration> registrations = new IntObjectHashMap<>();
     /** The one event handed to the channels, refilled for each. */
@@ -70,6 +70,7 @@ public final class RdmaLoop implements RdmaDevice.User {
         this.executor = executor;
         completionQueues = new CompletionQueuePool(this, epoll, executor, completionQueueEntries, pollBudget,
                 counters);
+        sharedQueues = new SharedReceiveQueues(completionQueues);
     }
 
     /**

@@ -86,6 +86,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /** qp_num to the registration id of the channel whose queue pair it is. */
     private final IntObjectMap<Integer> owners = new IntObjectHashMap<>();
     private final Consumer<SharedReceiveQueue> unused;
+    /**
+     * Where the receives of a loop's queue complete, with an entry for every receive the queue can
+     * have posted; {@code null} for a connection's own queue (docs/decisions.md#completion-queue-bound).
+     */
+    private final CompletionQueue completions;
     private int queuePairs;
     private boolean closed;
 
@@ -93,10 +98,12 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * Creates the queue with room for {@code capacity} receives (at most the device's), whose
      * completions carry {@code id}, in the device's shared protection domain, or in {@code own}, a
      * connection's, if not {@code null}; {@code unused} is told when the queue should be destroyed, no
-     * queue pair and no connection using it, and closes it.
+     * queue pair and no connection using it, and closes it. The receives of a loop's queue complete
+     * into {@code completions}, which holds {@link #capacityOn} entries for it alone; those of a
+     * connection's own queue, {@code null} then, into its connection's queue.
      */
     SharedReceiveQueue(RdmaDevice device, ProtectionDomain own, int slotSize, int id, int capacity,
-                       Consumer<SharedReceiveQueue> unused) throws IOException {
+                       CompletionQueue completions, Consumer<SharedReceiveQueue> unused) throws IOException {
         if (device.maxSrqWr() <= 0) {
             throw new IOException(device + " has no shared receive queues, which the transport needs");
         }
@@ -105,7 +112,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
         this.pd = own != null ? own.handle() : device.pd();
         this.slotSize = slotSize;
         this.id = id;
-        this.capacity = Math.min(capacity, device.maxSrqWr()) / CHUNK_SLOTS * CHUNK_SLOTS;
+        this.capacity = capacityOn(device, capacity);
+        this.completions = completions;
         this.unused = unused;
         book = new SharedSlots(new Chunks(), CHUNK_SLOTS, this.capacity);
         chain.claim(id);
@@ -130,6 +138,23 @@ public final class SharedReceiveQueue implements AutoCloseable {
         return LIVE_REGIONS.get();
     }
 
+    /**
+     * Returns the receives a queue asked for {@code capacity} holds on {@code device}: whole chunks,
+     * within what the device allows a receive queue and a completion queue.
+     */
+    static int capacityOn(RdmaDevice device, int capacity) {
+        return Math.min(capacity, Math.min(device.maxSrqWr(), device.maxCqe())) / CHUNK_SLOTS * CHUNK_SLOTS;
+    }
+
+    /**
+     * Returns the receives a connection's own queue holds for a peer credited {@code slots}: them, a
+     * sixteenth more and one, in whole chunks. All of them complete into the connection's completion
+     * queue, which reserves as much (docs/decisions.md#completion-queue-bound).
+     */
+    public static int ownCapacity(int slots) {
+        return (slots + slots / 16 + 1 + CHUNK_SLOTS - 1) / CHUNK_SLOTS * CHUNK_SLOTS;
+    }
+
     /** Returns {@code true} if {@code wrId} is a shared receive's. */
     static boolean isShared(long wrId) {
         return wrId < 0;
@@ -143,6 +168,14 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /** Returns the {@code ibv_srq*}, for the queue pairs made on it. */
     public long srq() {
         return srq;
+    }
+
+    /**
+     * Returns the completion queue the receives of a queue pair on this queue complete into: the
+     * loop's queue's own, or {@code connectionQueue} for a connection's own queue.
+     */
+    public CompletionQueue completionQueueFor(CompletionQueue connectionQueue) {
+        return completions != null ? completions : connectionQueue;
     }
 
     /** Returns the device. */
@@ -362,6 +395,9 @@ public final class SharedReceiveQueue implements AutoCloseable {
             chain.close();
             if (own != null) {
                 own.release();
+            }
+            if (completions != null) {
+                completions.unreserve(completions.capacity());
             }
         }
     }

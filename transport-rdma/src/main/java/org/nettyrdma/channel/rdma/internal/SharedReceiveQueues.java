@@ -30,13 +30,20 @@ import io.netty.util.collection.IntObjectMap;
 final class SharedReceiveQueues {
 
     /**
-     * The receives one queue holds at most: 512 MiB of 8 KiB slots, more than the default registered
-     * memory limit, so one queue per device and slot size is the rule.
+     * The receives one queue holds at most, and no more than the entries of the loop's completion
+     * queues: the queue's receives complete into a queue of their own that holds them all
+     * (docs/decisions.md#completion-queue-bound).
      */
     private static final int RECEIVES_PER_QUEUE = 1 << 16;
 
     private final IntObjectMap<SharedReceiveQueue> queues = new IntObjectHashMap<>();
+    private final CompletionQueuePool completionQueues;
     private int nextId = 1;
+
+    /** Creates the book of a loop whose {@code completionQueues} also hold its queues' receives. */
+    SharedReceiveQueues(CompletionQueuePool completionQueues) {
+        this.completionQueues = completionQueues;
+    }
 
     /**
      * Returns a queue on {@code device} for slots of {@code slotSize} bytes with room for
@@ -48,7 +55,9 @@ final class SharedReceiveQueues {
                 return srq;
             }
         }
-        return open(device, null, slotSize, RECEIVES_PER_QUEUE);
+        int capacity = Math.max(SharedReceiveQueue.CHUNK_SLOTS,
+                Math.min(RECEIVES_PER_QUEUE, completionQueues.entries()));
+        return open(device, null, slotSize, SharedReceiveQueue.capacityOn(device, capacity));
     }
 
     /**
@@ -72,7 +81,18 @@ final class SharedReceiveQueues {
         }
         int id = nextId;
         advance();
-        SharedReceiveQueue srq = new SharedReceiveQueue(device, pd, slotSize, id, capacity, this::destroy);
+        // A loop's queue completes into a queue of its own, of its capacity; a connection's own queue
+        // into its connection's, which reserved that capacity.
+        CompletionQueue completions = pd == null ? completionQueues.forReceives(device, capacity) : null;
+        SharedReceiveQueue srq;
+        try {
+            srq = new SharedReceiveQueue(device, pd, slotSize, id, capacity, completions, this::destroy);
+        } catch (IOException | RuntimeException e) {
+            if (completions != null) {
+                completions.unreserve(completions.capacity());
+            }
+            throw e;
+        }
         queues.put(id, srq);
         return srq;
     }

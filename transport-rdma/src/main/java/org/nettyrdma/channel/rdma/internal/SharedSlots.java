@@ -167,6 +167,11 @@ final class SharedSlots {
     }
 
     private void post(int slot) {
+        // The completion queue the receives complete into has an entry for each of capacity: one
+        // more posted could overrun it (docs/decisions.md#completion-queue-bound).
+        if (postedSlots == capacity) {
+            throw new IllegalStateException("a receive posted beyond the capacity of " + capacity);
+        }
         postedSlots++;
         chunks.post(slot);
     }

@@ -207,6 +207,17 @@ class SharedSlotsTest {
     }
 
     @Test
+    void aConnectionsOwnQueueHoldsItsTargetInWholeChunks() {
+        assertEquals(96, SharedReceiveQueue.ownCapacity(64));
+        for (int slots = 1; slots <= 4096; slots++) {
+            int capacity = SharedReceiveQueue.ownCapacity(slots);
+            assertEquals(0, capacity % CHUNK, "slots " + slots);
+            assertTrue(capacity > slots + slots / 16, "slots " + slots + ": " + capacity);
+            assertTrue(capacity - CHUNK <= slots + slots / 16, "slots " + slots + ": " + capacity);
+        }
+    }
+
+    @Test
     void aReservationPastTheCapacityIsABug() {
         SharedSlots small = new SharedSlots(queue, CHUNK, 2 * CHUNK);
         assertThrows(IllegalStateException.class, () -> small.reserve(2 * CHUNK + 1));
