@@ -202,6 +202,11 @@ final class QueuePairResources {
         return maxInline;
     }
 
+    /** Returns {@code true} if the queue pair's sends or receives complete into {@code queue}. */
+    boolean completesInto(CompletionQueue queue) {
+        return cq == queue || srq.completionQueueFor(cq) == queue;
+    }
+
     /** Returns the shared receive queue the queue pair takes its receives from. */
     SharedReceiveQueue sharedReceiveQueue() {
         return srq;

@@ -238,6 +238,11 @@ final class RdmaConnection implements CompletionListener {
         return config.isExposeMemory() ? sends + SharedReceiveQueue.ownCapacity(config.getReceiveSlots()) : sends;
     }
 
+    /** Returns {@code true} if the queue pair's sends or receives complete into {@code queue}. */
+    boolean completesInto(CompletionQueue queue) {
+        return resources.completesInto(queue);
+    }
+
     /** Returns the device of the queue pair. */
     RdmaDevice device() {
         return device;

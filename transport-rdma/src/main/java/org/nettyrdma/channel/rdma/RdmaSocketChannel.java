@@ -291,6 +291,19 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
         }
 
         @Override
+        public void completionQueueFailed(CompletionQueue cq) {
+            RdmaConnection current = connection;
+            if (current == null || !current.completesInto(cq) || !isOpen()) {
+                return;
+            }
+            if (connectPromise != null) {
+                failConnect(cq.failure());
+            } else {
+                connectionFailed(cq.failure());
+            }
+        }
+
+        @Override
         public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
             if (!promise.setUncancellable() || !ensureOpen(promise)) {
                 return;

@@ -141,7 +141,8 @@ final class CompletionQueuePool {
 
     private void closeIfIdle(CompletionQueue cq) {
         int index = queues.indexOf(cq);
-        if (index < 0 || !cq.isIdle() || !hasAnotherOn(cq)) {
+        // A failed queue goes even if it is the device's last: nothing can use it again.
+        if (index < 0 || !cq.isIdle() || !cq.isFailed() && !hasAnotherOn(cq)) {
             return;
         }
         try {
@@ -224,6 +225,11 @@ final class CompletionQueuePool {
             }
         }
         return false;
+    }
+
+    /** Returns the queues open now, a copy. */
+    List<CompletionQueue> queues() {
+        return new ArrayList<>(queues);
     }
 
     /** Returns {@code true} if no queue is open. */

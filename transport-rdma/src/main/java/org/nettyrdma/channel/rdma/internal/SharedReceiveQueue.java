@@ -18,6 +18,8 @@ package org.nettyrdma.channel.rdma.internal;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -69,6 +71,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     static final int KEPT_WHEN_UNUSED = 4 * CHUNK_SLOTS;
     private static final AtomicLong LIVE_BYTES = new AtomicLong();
     private static final AtomicInteger LIVE_REGIONS = new AtomicInteger();
+    private static final AtomicLong LIMIT_EVENTS = new AtomicLong();
 
     private final RdmaDevice device;
     /** The domain of a connection's own queue, which it holds until closed; {@code null} for the loop's. */
@@ -92,6 +95,9 @@ public final class SharedReceiveQueue implements AutoCloseable {
      */
     private final CompletionQueue completions;
     private int queuePairs;
+    /** The {@code srq_limit} armed on the device, 0 while none is (the event disarms it). */
+    private int armedLimit;
+    private Executor loopExecutor;
     private boolean closed;
 
     /**
@@ -136,6 +142,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /** Returns the memory regions of shared receive slots registered now, process-wide. */
     public static int liveRegions() {
         return LIVE_REGIONS.get();
+    }
+
+    /** Returns the limit events ({@code IBV_EVENT_SRQ_LIMIT_REACHED}) handled so far, process-wide. */
+    public static long limitEvents() {
+        return LIMIT_EVENTS.get();
     }
 
     /**
@@ -208,9 +219,16 @@ public final class SharedReceiveQueue implements AutoCloseable {
         return (long) book.registered() * slotSize;
     }
 
-    /** Returns {@code true} if {@code slots} more can be reserved without passing the queue's capacity. */
+    /**
+     * Returns {@code true} if {@code slots} more can be reserved without passing the queue's capacity;
+     * never once the queue's completion queue failed.
+     */
     public boolean hasRoom(int slots) {
-        return book.hasRoom(slots);
+        return !completionsFailed() && book.hasRoom(slots);
+    }
+
+    private boolean completionsFailed() {
+        return completions != null && completions.isFailed();
     }
 
     /** Returns the bytes {@link #reserve} of {@code slots} would register now: the chunks it would add. */
@@ -234,6 +252,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
         }
         book.reserve(slots);
         post();
+        armLimit();
     }
 
     /** Gives back {@code slots} reserved: a connection shrank its share, or closed. */
@@ -260,7 +279,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private void destroyIfUnused() {
         // A connection's own queue goes with its queue pair, whatever it holds.
         if (queuePairs == 0 && !closed && book.reserved() == 0 && book.held() == 0
-                && (own != null || book.registered() > KEPT_WHEN_UNUSED)) {
+                && (own != null || book.registered() > KEPT_WHEN_UNUSED || completionsFailed())) {
             unused.accept(this);
         }
     }
@@ -315,6 +334,67 @@ public final class SharedReceiveQueue implements AutoCloseable {
         if (!closed) {
             book.setAside(slot);
         }
+    }
+
+    /**
+     * Tells the queue, on {@code loop}, of its device's events for it: its limit event refills it
+     * ({@link #limitReached()}), its error is logged. Call once, after it is made.
+     */
+    void watchEvents(Executor loop) {
+        loopExecutor = loop;
+        device.asyncEvents().watch(srq, type -> {
+            try {
+                loop.execute(() -> asyncEvent(type));
+            } catch (RejectedExecutionException e) {
+                // The loop is stopping: the queue goes with it.
+            }
+        });
+    }
+
+    private void asyncEvent(int type) {
+        if (closed) {
+            return;
+        }
+        if (type == RdmaNative.EVENT_SRQ_LIMIT_REACHED) {
+            limitReached();
+        } else {
+            logger.warn("a shared receive queue of the RDMA device {} failed (async event {})", device.name(), type);
+        }
+    }
+
+    /**
+     * Arms the limit event at the low-water mark ({@link SharedSlots#lowWaterMark()}) if it is not
+     * armed or the mark doubled since: a system call per doubling, not per reservation.
+     */
+    private void armLimit() {
+        int mark = book.lowWaterMark();
+        if (closed || loopExecutor == null || armedLimit != 0 && mark < 2 * armedLimit) {
+            return;
+        }
+        try {
+            RdmaNative.armSrqLimit(srq, mark);
+            armedLimit = mark;
+        } catch (IOException e) {
+            // The queue works without the event; only the early refill is lost.
+            logger.debug("arming the limit event of a shared receive queue of {} failed", device, e);
+        }
+    }
+
+    /**
+     * Fewer receives are left in the device's queue than the low-water mark: a peer sends beyond
+     * its credit (or completions wait to be polled). The parked slots are posted, within the
+     * capacity its completion queue holds, and the event is armed again.
+     */
+    void limitReached() {
+        LIMIT_EVENTS.incrementAndGet();
+        armedLimit = 0;
+        book.postParked();
+        try {
+            post();
+        } catch (IOException e) {
+            logger.warn("posting to the shared receive queue of {} failed", device, e);
+        }
+        armLimit();
     }
 
     /** Posts the slots released since the last post. */
@@ -380,6 +460,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
             return;
         }
         closed = true;
+        device.asyncEvents().unwatch(srq);
         try {
             RdmaNative.destroySrq(srq);
         } catch (IOException e) {

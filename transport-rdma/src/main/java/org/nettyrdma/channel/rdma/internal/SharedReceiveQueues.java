@@ -17,6 +17,7 @@ package org.nettyrdma.channel.rdma.internal;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.concurrent.Executor;
 
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
@@ -38,11 +39,16 @@ final class SharedReceiveQueues {
 
     private final IntObjectMap<SharedReceiveQueue> queues = new IntObjectHashMap<>();
     private final CompletionQueuePool completionQueues;
+    private final Executor executor;
     private int nextId = 1;
 
-    /** Creates the book of a loop whose {@code completionQueues} also hold its queues' receives. */
-    SharedReceiveQueues(CompletionQueuePool completionQueues) {
+    /**
+     * Creates the book of a loop whose {@code completionQueues} also hold its queues' receives, and
+     * which handles their events on {@code executor}.
+     */
+    SharedReceiveQueues(CompletionQueuePool completionQueues, Executor executor) {
         this.completionQueues = completionQueues;
+        this.executor = executor;
     }
 
     /**
@@ -94,6 +100,7 @@ final class SharedReceiveQueues {
             throw e;
         }
         queues.put(id, srq);
+        srq.watchEvents(executor);
         return srq;
     }
 
