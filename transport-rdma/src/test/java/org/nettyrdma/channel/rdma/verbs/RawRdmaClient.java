@@ -338,15 +338,40 @@ public final class RawRdmaClient implements AutoCloseable {
                     + serverRing().size() + ')');
         }
         endpoint.buffer.put(WRITE_SOURCE, (byte) 'f');
+        return windowed(count, (wrId, index) -> {
+            Target target = ring(firstOffset + index);
+            endpoint.postWriteWithImmediate(wrId, WRITE_SOURCE, 1, target.address(), target.rkey(),
+                    firstOffset + index);
+        });
+    }
+
+    /**
+     * Sends {@code message} {@code count} times back to back, with up to half the send queue in flight
+     * at once and no regard for credits. Posting stops at the first that fails. Returns the completions
+     * of those posted, in order.
+     */
+    public List<Completion> burst(byte[] message, int count) throws Exception {
+        endpoint.buffer.put(0, message);
+        return windowed(count, (wrId, index) -> endpoint.postSend(wrId, 0, message.length));
+    }
+
+    /** Posts one work request of a windowed run. */
+    private interface Poster {
+        void post(long wrId, int index) throws Exception;
+    }
+
+    /**
+     * Posts {@code count} work requests with {@code poster}, up to half the send queue in flight at
+     * once, and stops posting at the first that fails; returns the completions of those posted, in order.
+     */
+    private List<Completion> windowed(int count, Poster poster) throws Exception {
         List<Completion> result = new ArrayList<>(count);
         long firstId = nextSendId;
         int posted = 0;
         boolean failed = false;
         while (result.size() < posted || (posted < count && !failed)) {
             if (posted < count && !failed && posted - result.size() < RawCompletions.WINDOW) {
-                Target target = ring(firstOffset + posted);
-                endpoint.postWriteWithImmediate(nextSendId++, WRITE_SOURCE, 1, target.address(), target.rkey(),
-                        firstOffset + posted);
+                poster.post(nextSendId++, posted);
                 posted++;
             } else {
                 Completion completion = completions.awaitSend(firstId + result.size(), TIMEOUT_SECONDS);
