@@ -39,7 +39,7 @@
  * of the project's natives changes; the assertion makes a one-sided bump fail the build.
  * NativeLibrary compares the value a loaded library returns, which catches a stale libdisni.so.
  */
-#define NETTY_RDMA_ABI_VERSION 8
+#define NETTY_RDMA_ABI_VERSION 9
 _Static_assert(NETTY_RDMA_ABI_VERSION == org_nettyrdma_channel_rdma_internal_NativeLibrary_ABI_VERSION,
                "bump ABI_VERSION in C and Java together");
 

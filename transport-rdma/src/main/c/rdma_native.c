@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -46,6 +47,13 @@ _Static_assert(RN(ACCESS_MW_BIND) == IBV_ACCESS_MW_BIND, "RdmaNative.ACCESS_MW_B
 _Static_assert(RN(DEVICE_CAP_MEM_WINDOW_TYPE_2B) == IBV_DEVICE_MEM_WINDOW_TYPE_2B,
                "RdmaNative.DEVICE_CAP_MEM_WINDOW_TYPE_2B must be IBV_DEVICE_MEM_WINDOW_TYPE_2B");
 _Static_assert(RN(WC_WITH_INV) == IBV_WC_WITH_INV, "RdmaNative.WC_WITH_INV must be IBV_WC_WITH_INV");
+_Static_assert(RN(EVENT_CQ_ERR) == IBV_EVENT_CQ_ERR, "RdmaNative.EVENT_CQ_ERR must be IBV_EVENT_CQ_ERR");
+_Static_assert(RN(EVENT_DEVICE_FATAL) == IBV_EVENT_DEVICE_FATAL,
+               "RdmaNative.EVENT_DEVICE_FATAL must be IBV_EVENT_DEVICE_FATAL");
+_Static_assert(RN(EVENT_PORT_ERR) == IBV_EVENT_PORT_ERR, "RdmaNative.EVENT_PORT_ERR must be IBV_EVENT_PORT_ERR");
+_Static_assert(RN(EVENT_SRQ_ERR) == IBV_EVENT_SRQ_ERR, "RdmaNative.EVENT_SRQ_ERR must be IBV_EVENT_SRQ_ERR");
+_Static_assert(RN(EVENT_SRQ_LIMIT_REACHED) == IBV_EVENT_SRQ_LIMIT_REACHED,
+               "RdmaNative.EVENT_SRQ_LIMIT_REACHED must be IBV_EVENT_SRQ_LIMIT_REACHED");
 
 #define RN_NATIVE(ret, name) JNIEXPORT ret JNICALL Java_org_nettyrdma_channel_rdma_internal_RdmaNative_##name
 
@@ -391,8 +399,7 @@ RN_NATIVE(void, queryDevice)(JNIEnv *env, jclass clazz NR_UNUSED, jlong context,
 
 /*
  * Shared receive queues: DiSNI 2.1 has none. One SGE per receive, as every receive of the
- * transport has; srq_limit 0 leaves the limit event unarmed (the transport backs every credit it
- * grants with a posted receive, so it never needs the event to refill).
+ * transport has; srq_limit 0 leaves the limit event unarmed until armSrqLimit.
  */
 RN_NATIVE(jlong, createSrq)(JNIEnv *env, jclass clazz NR_UNUSED, jlong pd, jint maxWr) {
     if (pd == 0) {
@@ -437,6 +444,105 @@ RN_NATIVE(void, destroySrq)(JNIEnv *env, jclass clazz NR_UNUSED, jlong srq) {
     if (err != 0) {
         nr_throw_errno(env, "ibv_destroy_srq", err);
     }
+}
+
+/* The limit event is one-shot: the device disarms it when it fires, so each event re-arms. */
+RN_NATIVE(void, armSrqLimit)(JNIEnv *env, jclass clazz NR_UNUSED, jlong srq, jint limit) {
+    if (srq == 0) {
+        nr_throw_null(env, "ibv_modify_srq", "ibv_srq");
+        return;
+    }
+    if (limit < 0) {
+        nr_throw_errno(env, "ibv_modify_srq", EINVAL);
+        return;
+    }
+    struct ibv_srq_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    attr.srq_limit = (uint32_t) limit;
+    // Returns the error number rather than -1 with errno.
+    int err = ibv_modify_srq(nr_ptr(srq), &attr, IBV_SRQ_LIMIT);
+    if (err != 0) {
+        nr_throw_errno(env, "ibv_modify_srq(IBV_SRQ_LIMIT)", err);
+    }
+}
+
+/*
+ * Waits up to timeoutMillis for one async event of the context, copies what it names (the CQ, QP
+ * or SRQ pointer, or the port number) and acknowledges it before returning: ibv_destroy_cq, _qp
+ * and _srq wait until every event on their object is acknowledged, so none may stay pending.
+ * Returns the event type, or -1 if none came in time.
+ */
+RN_NATIVE(jint, getAsyncEvent)(JNIEnv *env, jclass clazz NR_UNUSED, jlong context, jint timeoutMillis,
+                              jlong elementOut) {
+    struct ibv_context *ctx = nr_ptr(context);
+    if (ctx == NULL || elementOut == 0) {
+        nr_throw_null(env, "ibv_get_async_event", ctx == NULL ? "ibv_context" : "event record");
+        return -1;
+    }
+    // Non-blocking, so that an event another reader took cannot block this one after the poll.
+    int err = nr_set_nonblocking(ctx->async_fd);
+    if (err != 0) {
+        nr_throw_errno(env, "fcntl(O_NONBLOCK) on the async event fd", err);
+        return -1;
+    }
+    struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+    int ready = poll(&pfd, 1, timeoutMillis);
+    if (ready < 0) {
+        err = errno;
+        if (err == EINTR) {
+            return -1;
+        }
+        nr_throw_errno(env, "poll on the async event fd", err);
+        return -1;
+    }
+    if (ready == 0) {
+        return -1;
+    }
+    struct ibv_async_event event;
+    if (ibv_get_async_event(ctx, &event) != 0) {
+        err = errno;
+        if (err == EAGAIN || err == EWOULDBLOCK || err == EINTR) {
+            return -1;
+        }
+        nr_throw_errno(env, "ibv_get_async_event", err);
+        return -1;
+    }
+    uint64_t element;
+    switch (event.event_type) {
+    case IBV_EVENT_CQ_ERR:
+        element = (uint64_t) nr_handle(event.element.cq);
+        break;
+    case IBV_EVENT_SRQ_ERR:
+    case IBV_EVENT_SRQ_LIMIT_REACHED:
+        element = (uint64_t) nr_handle(event.element.srq);
+        break;
+    case IBV_EVENT_QP_FATAL:
+    case IBV_EVENT_QP_REQ_ERR:
+    case IBV_EVENT_QP_ACCESS_ERR:
+    case IBV_EVENT_COMM_EST:
+    case IBV_EVENT_SQ_DRAINED:
+    case IBV_EVENT_PATH_MIG:
+    case IBV_EVENT_PATH_MIG_ERR:
+    case IBV_EVENT_QP_LAST_WQE_REACHED:
+        element = (uint64_t) nr_handle(event.element.qp);
+        break;
+    case IBV_EVENT_PORT_ACTIVE:
+    case IBV_EVENT_PORT_ERR:
+    case IBV_EVENT_LID_CHANGE:
+    case IBV_EVENT_PKEY_CHANGE:
+    case IBV_EVENT_SM_CHANGE:
+    case IBV_EVENT_CLIENT_REREGISTER:
+    case IBV_EVENT_GID_CHANGE:
+        element = (uint64_t) event.element.port_num;
+        break;
+    default:
+        element = 0;
+        break;
+    }
+    nr_put_u64(elementOut, 0, element);
+    jint type = (jint) event.event_type;
+    ibv_ack_async_event(&event);
+    return type;
 }
 
 RN_NATIVE(jstring, deviceName)(JNIEnv *env, jclass clazz NR_UNUSED, jlong context) {

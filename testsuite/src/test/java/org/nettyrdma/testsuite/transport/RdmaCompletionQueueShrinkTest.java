@@ -45,7 +45,10 @@ import org.nettyrdma.testkit.RdmaTestEnvironment;
  */
 class RdmaCompletionQueueShrinkTest {
 
-    /** Room for two connections of the default options (64 receives and 128 sends each) per queue. */
+    /**
+     * Room for two connections of the default options per queue: 128 sends and the 64 receives of
+     * their own receive queue each (docs/decisions.md#completion-queue-bound).
+     */
     private static final int CQ_ENTRIES = 400;
     private static final int CONNECTIONS = 8;
 

@@ -234,20 +234,27 @@ final class RdmaConnection implements CompletionListener {
     }
 
     /**
-     * Returns the completion queue entries a connection with {@code config} can have in flight: its
-     * sends, and the receives its own queue can hold posted, which bound what its peer can complete
-     * into the queue whatever it sends (docs/decisions.md#cq-sizing).
+     * Returns the entries a connection with {@code config} reserves in its completion queue: its send
+     * depth, and the capacity of its own receive queue, whose receives complete there too, so that
+     * whatever its peer sends its completions fit. The receives of a loop's shared queue complete into
+     * that queue's own completion queue (docs/decisions.md#completion-queue-bound).
      */
     static int completionQueueEntries(RdmaSocketChannelConfig config, RdmaDevice device) {
-        return ownReceiveQueueCapacity(config) + sendQueueDepth(config, device);
+        int sends = sendQueueDepth(config, device);
+        return hasOwnReceiveQueue(config) ? sends + SharedReceiveQueue.ownCapacity(config.getReceiveSlots()) : sends;
     }
 
     /**
-     * Returns the receives the connection's own queue holds at most: its largest share, since a
-     * queue of one connection keeps no margin ({@link SharedReceiveQueue}).
+     * Returns {@code true} if a connection with {@code config} has a receive queue of its own: unless
+     * it asked for its loop's shared one, and has no protection domain of its own.
      */
-    static int ownReceiveQueueCapacity(RdmaSocketChannelConfig config) {
-        return config.getReceiveSlots();
+    static boolean hasOwnReceiveQueue(RdmaSocketChannelConfig config) {
+        return !config.isSharedReceiveQueue() || config.isExposeMemory();
+    }
+
+    /** Returns {@code true} if the queue pair's sends or receives complete into {@code queue}. */
+    boolean completesInto(CompletionQueue queue) {
+        return resources.completesInto(queue);
     }
 
     /** Returns the device of the queue pair. */

@@ -52,6 +52,7 @@ public final class RdmaMemoryMetrics {
     private final long failedDeregistrations;
     private final long drainTimeouts;
     private final long registrationsMade;
+    private final long sharedReceiveLimitEvents;
 
     private RdmaMemoryMetrics() {
         registeredBytes = RegisteredMemoryBudget.used();
@@ -70,6 +71,7 @@ public final class RdmaMemoryMetrics {
         failedDeregistrations = RegisteredMemoryBudget.failedDeregistrations();
         drainTimeouts = AbstractRdmaStreamChannel.drainTimeouts();
         registrationsMade = RegisteredMemoryBudget.registrationsMade();
+        sharedReceiveLimitEvents = SharedReceiveQueue.limitEvents();
     }
 
     /** Returns the counts now. */
@@ -169,6 +171,16 @@ public final class RdmaMemoryMetrics {
         return registrationsMade;
     }
 
+    /**
+     * Returns how often a shared receive queue ran low ({@code IBV_EVENT_SRQ_LIMIT_REACHED}): fewer
+     * receives left posted than the sixteenth it keeps beyond what its connections reserved, since a
+     * peer sent beyond its credit. Each time, the queue's registered slots not posted are posted
+     * (docs/decisions.md#completion-queue-bound).
+     */
+    public long sharedReceiveLimitEvents() {
+        return sharedReceiveLimitEvents;
+    }
+
     @Override
     public String toString() {
         return "RdmaMemoryMetrics(registered " + registeredBytes + " of " + limitBytes + " bytes: connections "
@@ -176,6 +188,7 @@ public final class RdmaMemoryMetrics {
                 + sharedReceiveBytes + " in " + sharedReceiveRegions + " regions, allocator " + allocatorBytes + " in "
                 + allocatorRegions + " regions; refused " + refusedRegistrations
                 + ", failed deregistrations " + failedDeregistrations + ", drain timeouts " + drainTimeouts
-                + ", registrations made " + registrationsMade + ')';
+                + ", registrations made " + registrationsMade + ", shared receive limit events "
+                + sharedReceiveLimitEvents + ')';
     }
 }

@@ -292,6 +292,19 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
         }
 
         @Override
+        public void completionQueueFailed(CompletionQueue cq) {
+            RdmaConnection current = connection;
+            if (current == null || !current.completesInto(cq) || !isOpen()) {
+                return;
+            }
+            if (connectPromise != null) {
+                failConnect(cq.failure());
+            } else {
+                connectionFailed(cq.failure());
+            }
+        }
+
+        @Override
         public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
             if (!promise.setUncancellable() || !ensureOpen(promise)) {
                 return;
@@ -460,12 +473,12 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                     // A key registered here works on this connection's queue pair alone (docs/one-sided.md).
                     ownPd = ProtectionDomain.allocate(device);
                 }
-                if (config.isSharedReceiveQueue() && ownPd == null) {
-                    srq = loop.sharedReceiveQueue(device, config.getSlotSize(), RdmaReceiver.INITIAL_SHARE);
-                } else {
+                if (RdmaConnection.hasOwnReceiveQueue(config)) {
                     // Its peer's Sends, within its credit or beyond it, take receives of this queue alone.
                     srq = loop.ownReceiveQueue(device, ownPd, config.getSlotSize(),
-                            RdmaConnection.ownReceiveQueueCapacity(config));
+                            SharedReceiveQueue.ownCapacity(config.getReceiveSlots()));
+                } else {
+                    srq = loop.sharedReceiveQueue(device, config.getSlotSize(), RdmaReceiver.INITIAL_SHARE);
                 }
             } catch (IOException e) {
                 if (ownPd != null) {

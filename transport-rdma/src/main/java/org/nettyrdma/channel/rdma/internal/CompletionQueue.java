@@ -83,6 +83,8 @@ public final class CompletionQueue implements EpollIoHandle {
     private boolean backlog;
     /** The next completion raises an event on the channel; an event disarms the CQ. */
     private boolean armed;
+    /** The device reported the queue in error ({@code IBV_EVENT_CQ_ERR}): it is polled and reserved no more. */
+    private boolean failed;
     private boolean closed;
 
     /**
@@ -109,6 +111,8 @@ public final class CompletionQueue implements EpollIoHandle {
         fd = new FileDescriptor(RdmaNative.completionChannelFd(completionChannel));
         arm();
         LIVE.incrementAndGet();
+        // The only event that names a CQ is its error; its loop fails the channels on it.
+        device.asyncEvents().watch(cq, type -> loop.execute(() -> loop.completionQueueFailed(this)));
     }
 
     /** Returns the {@code ibv_cq*}. */
@@ -133,7 +137,7 @@ public final class CompletionQueue implements EpollIoHandle {
      * @return {@code false} if the CQ is full
      */
     public boolean reserve(int entries) {
-        if (reservedEntries + entries > capacity) {
+        if (failed || reservedEntries + entries > capacity) {
             return false;
         }
         reservedEntries += entries;
@@ -154,6 +158,32 @@ public final class CompletionQueue implements EpollIoHandle {
     /** Returns {@code true} if no connection reserves room in this queue. */
     boolean isIdle() {
         return reservedEntries == 0;
+    }
+
+    /**
+     * Marks the queue failed, as the device reported it ({@code IBV_EVENT_CQ_ERR}): its queue pairs
+     * are in the error state and what it holds is lost, so it is neither polled nor reserved again.
+     *
+     * @return {@code false} if it was failed or closed already
+     */
+    boolean fail() {
+        if (failed || closed) {
+            return false;
+        }
+        failed = true;
+        backlog = false;
+        return true;
+    }
+
+    /** Returns {@code true} once the device reported the queue in error. */
+    public boolean isFailed() {
+        return failed;
+    }
+
+    /** Returns the error a channel whose work completes into this failed queue fails with. */
+    public IOException failure() {
+        return new IOException("the completion queue of the RDMA device " + device.name() + " failed "
+                + "(IBV_EVENT_CQ_ERR): its queue pairs are in the error state");
     }
 
     /**
@@ -218,7 +248,7 @@ public final class CompletionQueue implements EpollIoHandle {
      * @return the number of completions dispatched; 0 if the CQ was armed already
      */
     public int armAndPoll() throws IOException {
-        if (armed || closed) {
+        if (armed || closed || failed) {
             return 0;
         }
         arm();
@@ -243,7 +273,7 @@ public final class CompletionQueue implements EpollIoHandle {
      */
     private int poll(int budget) throws IOException {
         backlog = false;
-        if (closed) {
+        if (closed || failed) {
             return 0;
         }
         int total = 0;
@@ -286,6 +316,7 @@ public final class CompletionQueue implements EpollIoHandle {
             return;
         }
         closed = true;
+        device.asyncEvents().unwatch(cq);
         // CQ before its channel: the other order answers EBUSY and leaks the channel.
         int cqResult = verbs._destroyCQ(cq);
         int channelResult = verbs._destroyCompChannel(completionChannel);
@@ -295,6 +326,11 @@ public final class CompletionQueue implements EpollIoHandle {
         } else {
             LIVE.decrementAndGet();
         }
+    }
+
+    /** Returns the {@code IBV_EVENT_CQ_ERR} events the devices reported so far, process-wide. */
+    public static long errors() {
+        return AsyncEvents.completionQueueErrors();
     }
 
     /** Returns the number of completion queues not yet closed, process-wide. */

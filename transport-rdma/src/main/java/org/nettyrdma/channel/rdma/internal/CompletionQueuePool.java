@@ -86,7 +86,36 @@ final class CompletionQueuePool {
                     + " allows at most " + device.maxCqe() + " per queue: use fewer receive slots or a shallower"
                     + " send queue");
         }
-        CompletionQueue cq = new CompletionQueue(loop, device, Math.max(entries, wanted), pollBudget, counters);
+        CompletionQueue cq = open(device, Math.max(entries, wanted));
+        if (!cq.reserve(wanted)) {
+            throw new IllegalStateException("a new completion queue of " + cq.capacity() + " entries refused "
+                    + wanted);
+        }
+        return cq;
+    }
+
+    /**
+     * Returns a new queue on {@code device} of {@code receives} entries (at most the device's), all
+     * reserved: for the receives of one shared receive queue, which never has more posted, so no
+     * connection's work shares it (docs/decisions.md#completion-queue-bound).
+     */
+    CompletionQueue forReceives(RdmaDevice device, int receives) throws IOException {
+        CompletionQueue cq = open(device, receives);
+        if (!cq.reserve(receives)) {
+            remove(queues.indexOf(cq));
+            throw new IOException("a completion queue of " + device + " holds " + cq.capacity() + " entries, not the "
+                    + receives + " receives of a shared receive queue");
+        }
+        return cq;
+    }
+
+    /** Returns the entries of each queue opened for connections, as far as the device allows. */
+    int entries() {
+        return entries;
+    }
+
+    private CompletionQueue open(RdmaDevice device, int capacity) throws IOException {
+        CompletionQueue cq = new CompletionQueue(loop, device, capacity, pollBudget, counters);
         queues.add(cq);
         try {
             epollRegistrations.add(EpollRegistrations.register(epoll, cq));
@@ -94,10 +123,6 @@ final class CompletionQueuePool {
             queues.remove(cq);
             cq.close();
             throw e;
-        }
-        if (!cq.reserve(wanted)) {
-            throw new IllegalStateException("a new completion queue of " + cq.capacity() + " entries refused "
-                    + wanted);
         }
         return cq;
     }
@@ -116,7 +141,8 @@ final class CompletionQueuePool {
 
     private void closeIfIdle(CompletionQueue cq) {
         int index = queues.indexOf(cq);
-        if (index < 0 || !cq.isIdle() || !hasAnotherOn(cq)) {
+        // A failed queue goes even if it is the device's last: nothing can use it again.
+        if (index < 0 || !cq.isIdle() || !cq.isFailed() && !hasAnotherOn(cq)) {
             return;
         }
         try {
@@ -199,6 +225,11 @@ final class CompletionQueuePool {
             }
         }
         return false;
+    }
+
+    /** Returns the queues open now, a copy. */
+    List<CompletionQueue> queues() {
+        return new ArrayList<>(queues);
     }
 
     /** Returns {@code true} if no queue is open. */

@@ -51,7 +51,7 @@ public final class NativeLibrary {
      * Version of the contract between the Java side and the project's C code; the library returns
      * the same from {@link #abiVersion()}, and a disagreement means the library is stale.
      */
-    static final int ABI_VERSION = 8;
+    static final int ABI_VERSION = 9;
     private static final String RDMA_CORE_HINT = "install rdma-core's user-space libraries, on Debian/Ubuntu: "
             + "apt-get install libibverbs1 librdmacm1 ibverbs-providers";
 

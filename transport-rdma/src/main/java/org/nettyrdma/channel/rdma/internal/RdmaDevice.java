@@ -74,6 +74,7 @@ public final class RdmaDevice {
     private final boolean windowsConfinePeers;
     /** The id that hears of the device's removal even when no connection uses it; 0 if none. */
     private final long sentinel;
+    private final AsyncEvents asyncEvents;
     private final Set<User> users = new LinkedHashSet<>();
     private boolean removed;
     private boolean finished;
@@ -91,6 +92,7 @@ public final class RdmaDevice {
         this.windowsConfinePeers = windowsConfinePeers(vendorId, attr.getInt(RdmaNative.DEVICE_CAP_FLAGS_OFFSET));
         this.pd = DisniNative.dispatcher()._allocPd(context);
         this.sentinel = DeviceWatcher.watch(this, address);
+        this.asyncEvents = AsyncEvents.start(this);
     }
 
     /**
@@ -177,6 +179,7 @@ public final class RdmaDevice {
 
     /** Frees what the process holds on the device beyond its loops, and gives the context up. */
     private void finish() {
+        asyncEvents.stop();
         RegisteredSlab.deregisterAll(this);
         int result = DisniNative.dispatcher()._deallocPd(pd);
         if (result != 0) {
@@ -204,6 +207,11 @@ public final class RdmaDevice {
      */
     public static int sentinelIds() {
         return DeviceWatcher.sentinels();
+    }
+
+    /** Returns the reader of the device's async events, where its queues watch for theirs. */
+    AsyncEvents asyncEvents() {
+        return asyncEvents;
     }
 
     /** Returns the {@code ibv_context*}. */

@@ -37,6 +37,13 @@ public interface RdmaIoHandle extends IoHandle {
     void deviceRemoved(RdmaDevice device);
 
     /**
+     * The device reported {@code cq} in error: a channel whose work completes into it fails with
+     * {@link CompletionQueue#failure()}; the others go on.
+     */
+    default void completionQueueFailed(CompletionQueue cq) {
+    }
+
+    /**
      * The loop is being destroyed: the channel frees everything native now, without waiting for its
      * outstanding work requests, since no more completions will be handled.
      */

@@ -49,7 +49,7 @@ public final class RdmaLoop implements RdmaDevice.User {
     private final Executor executor;
     private final LoopCounters counters = new LoopCounters();
     private final CompletionQueuePool completionQueues;
-    private final SharedReceiveQueues sharedQueues = new SharedReceiveQueues();
+    private final SharedReceiveQueues sharedQueues;
     /** The registrations of the loop's RDMA channels, by the id their work requests carry. */
     private final IntObjectMap<RdmaIoRegistration> registrations = new IntObjectHashMap<>();
     /** The one event handed to the channels, refilled for each. */
@@ -71,6 +71,7 @@ public final class RdmaLoop implements RdmaDevice.User {
         this.executor = executor;
         completionQueues = new CompletionQueuePool(this, epoll, executor, completionQueueEntries, pollBudget,
                 counters);
+        sharedQueues = new SharedReceiveQueues(completionQueues, executor);
     }
 
     /**
@@ -200,6 +201,38 @@ public final class RdmaLoop implements RdmaDevice.User {
         return completionQueues.reserve(device, entries);
     }
 
+    /**
+     * The device reported {@code cq} in error ({@code IBV_EVENT_CQ_ERR}): the channels whose work
+     * completes into it fail, and it closes once none uses it. The loop serves on: its other queues
+     * are untouched, and new connections get a queue that works.
+     */
+    void completionQueueFailed(CompletionQueue cq) {
+        if (!cq.fail()) {
+            return;
+        }
+        logger.warn("the completion queue of the RDMA device {} failed (IBV_EVENT_CQ_ERR): failing the channels on it",
+                cq.device().name());
+        for (RdmaIoRegistration registration : registrations()) {
+            try {
+                registration.handle().completionQueueFailed(cq);
+            } catch (RuntimeException e) {
+                logger.warn("failing {} on a failed completion queue failed", registration.handle(), e);
+            }
+        }
+        if (cq.isIdle()) {
+            completionQueues.idle(cq);
+        }
+    }
+
+    /** Runs {@code task} on the loop, from any thread; not at all once the loop is stopping. */
+    void execute(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException e) {
+            // The loop is stopping: close() frees what the task would have handled.
+        }
+    }
+
     /** No connection reserves room in {@code cq} any more: the pool may close it. */
     void completionQueueIdle(CompletionQueue cq) {
         completionQueues.idle(cq);
@@ -287,6 +320,11 @@ public final class RdmaLoop implements RdmaDevice.User {
     /** Returns the work completions the loop has dispatched so far. */
     public long completionsDispatched() {
         return counters.completions;
+    }
+
+    /** Returns the loop's completion queues now, a copy. */
+    List<CompletionQueue> completionQueues() {
+        return completionQueues.queues();
     }
 
     /** Returns {@code true} once the loop has a completion queue (a channel of it reached a device). */

@@ -118,6 +118,19 @@ public final class RdmaNative {
     /** {@code IBV_WC_WITH_INV}: the Send that completed this receive invalidated an rkey of this side. */
     public static final int WC_WITH_INV = 1 << 3;
 
+    // ---- enum ibv_event_type, checked against the header by the C build ----------------------------
+
+    /** {@code IBV_EVENT_CQ_ERR}: a completion queue overran or failed, and its queue pairs with it. */
+    public static final int EVENT_CQ_ERR = 0;
+    /** {@code IBV_EVENT_DEVICE_FATAL}: the device failed. */
+    public static final int EVENT_DEVICE_FATAL = 8;
+    /** {@code IBV_EVENT_PORT_ERR}: a port of the device went down. */
+    public static final int EVENT_PORT_ERR = 10;
+    /** {@code IBV_EVENT_SRQ_ERR}: a shared receive queue failed. */
+    public static final int EVENT_SRQ_ERR = 14;
+    /** {@code IBV_EVENT_SRQ_LIMIT_REACHED}: fewer receives posted to a shared receive queue than its limit. */
+    public static final int EVENT_SRQ_LIMIT_REACHED = 15;
+
     static {
         NativeLibrary.ensureLoaded();
     }
@@ -189,6 +202,22 @@ public final class RdmaNative {
 
     /** Destroys a shared receive queue; no queue pair may use it any more. */
     public static native void destroySrq(long srq) throws IOException;
+
+    /**
+     * Arms the limit event of a shared receive queue ({@code ibv_modify_srq} with {@code srq_limit}):
+     * the device raises {@link #EVENT_SRQ_LIMIT_REACHED} once, when fewer than {@code limit}
+     * receives are left posted, and disarms it; 0 disarms it now.
+     */
+    public static native void armSrqLimit(long srq, int limit) throws IOException;
+
+    /**
+     * Waits up to {@code timeoutMillis} for an async event of the verbs context {@code context},
+     * acknowledges it, and writes the 8 bytes at {@code elementOut}: the {@code ibv_cq*},
+     * {@code ibv_qp*} or {@code ibv_srq*} it names, the port number of a port event, or 0.
+     *
+     * @return the {@code enum ibv_event_type}, or -1 if none came in time
+     */
+    public static native int getAsyncEvent(long context, int timeoutMillis, long elementOut) throws IOException;
 
     /** Returns the current state of a QP ({@code enum ibv_qp_state}; 6 = ERR). */
     public static native int queryQpState(long qp) throws IOException;

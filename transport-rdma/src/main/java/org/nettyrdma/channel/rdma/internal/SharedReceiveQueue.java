@@ -18,6 +18,8 @@ package org.nettyrdma.channel.rdma.internal;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -72,6 +74,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     static final int KEPT_WHEN_UNUSED = 4 * CHUNK_SLOTS;
     private static final AtomicLong LIVE_BYTES = new AtomicLong();
     private static final AtomicInteger LIVE_REGIONS = new AtomicInteger();
+    private static final AtomicLong LIMIT_EVENTS = new AtomicLong();
 
     private final RdmaDevice device;
     /** The protection domain of its own of a connection exposing memory, held until closed; {@code null} for the device's. */
@@ -93,17 +96,27 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /** qp_num to the registration id of the channel whose queue pair it is. */
     private final IntObjectMap<Integer> owners = new IntObjectHashMap<>();
     private final Consumer<SharedReceiveQueue> unused;
+    /**
+     * Where the receives of a loop's queue complete, with an entry for every receive the queue can
+     * have posted; {@code null} for a connection's own queue (docs/decisions.md#completion-queue-bound).
+     */
+    private final CompletionQueue completions;
     private int queuePairs;
+    /** The {@code srq_limit} armed on the device, 0 while none is (the event disarms it). */
+    private int armedLimit;
+    private Executor loopExecutor;
     private boolean closed;
 
     /**
      * Creates the queue with room for {@code capacity} receives (at most the device's), whose
-     * completions carry {@code id}, in the device's shared protection domain, or in {@code ownPd}, a
-     * connection's, if not {@code null}; {@code unused} is told when the queue should be destroyed, no
-     * queue pair and no connection using it, and closes it.
+     * completions carry {@code id}, for one connection alone if {@code own}, in the device's shared
+     * protection domain, or in {@code ownPd}, a connection's, if not {@code null}; {@code unused} is told when the queue should be destroyed, no
+     * queue pair and no connection using it, and closes it. The receives of a loop's queue complete
+     * into {@code completions}, which holds {@link #capacityOn} entries for it alone; those of a
+     * connection's own queue, {@code null} then, into its connection's queue.
      */
     SharedReceiveQueue(RdmaDevice device, boolean own, ProtectionDomain ownPd, int slotSize, int id, int capacity,
-                       Consumer<SharedReceiveQueue> unused) throws IOException {
+                       CompletionQueue completions, Consumer<SharedReceiveQueue> unused) throws IOException {
         if (device.maxSrqWr() <= 0) {
             throw new IOException(device + " has no shared receive queues, which the transport needs");
         }
@@ -114,7 +127,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
         this.slotSize = slotSize;
         this.chunkSlots = own ? 1 : CHUNK_SLOTS;
         this.id = id;
-        this.capacity = Math.min(capacity, device.maxSrqWr()) / chunkSlots * chunkSlots;
+        this.capacity = own ? Math.min(capacity, device.maxSrqWr()) : capacityOn(device, capacity);
+        this.completions = completions;
         this.unused = unused;
         book = new SharedSlots(new Chunks(), chunkSlots, this.capacity, !own);
         chain.claim(id);
@@ -139,6 +153,28 @@ public final class SharedReceiveQueue implements AutoCloseable {
         return LIVE_REGIONS.get();
     }
 
+    /** Returns the limit events ({@code IBV_EVENT_SRQ_LIMIT_REACHED}) handled so far, process-wide. */
+    public static long limitEvents() {
+        return LIMIT_EVENTS.get();
+    }
+
+    /**
+     * Returns the receives a queue asked for {@code capacity} holds on {@code device}: whole chunks,
+     * within what the device allows a receive queue and a completion queue.
+     */
+    static int capacityOn(RdmaDevice device, int capacity) {
+        return Math.min(capacity, Math.min(device.maxSrqWr(), device.maxCqe())) / CHUNK_SLOTS * CHUNK_SLOTS;
+    }
+
+    /**
+     * Returns the receives a connection's own queue holds for a peer credited at most {@code slots}:
+     * them, since a queue of one connection keeps no margin. All of them complete into the
+     * connection's completion queue, which reserves as many (docs/decisions.md#completion-queue-bound).
+     */
+    public static int ownCapacity(int slots) {
+        return slots;
+    }
+
     /** Returns {@code true} if {@code wrId} is a shared receive's. */
     static boolean isShared(long wrId) {
         return wrId < 0;
@@ -152,6 +188,14 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /** Returns the {@code ibv_srq*}, for the queue pairs made on it. */
     public long srq() {
         return srq;
+    }
+
+    /**
+     * Returns the completion queue the receives of a queue pair on this queue complete into: the
+     * loop's queue's own, or {@code connectionQueue} for a connection's own queue.
+     */
+    public CompletionQueue completionQueueFor(CompletionQueue connectionQueue) {
+        return completions != null ? completions : connectionQueue;
     }
 
     /** Returns the device. */
@@ -199,9 +243,16 @@ public final class SharedReceiveQueue implements AutoCloseable {
         return (long) book.registered() * slotSize;
     }
 
-    /** Returns {@code true} if {@code slots} more can be reserved without passing the queue's capacity. */
+    /**
+     * Returns {@code true} if {@code slots} more can be reserved without passing the queue's capacity;
+     * never once the queue's completion queue failed.
+     */
     public boolean hasRoom(int slots) {
-        return book.hasRoom(slots);
+        return !completionsFailed() && book.hasRoom(slots);
+    }
+
+    private boolean completionsFailed() {
+        return completions != null && completions.isFailed();
     }
 
     /** Returns the bytes {@link #reserve} of {@code slots} would register now: the chunks it would add. */
@@ -225,6 +276,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
         }
         book.reserve(slots);
         post();
+        armLimit();
     }
 
     /** Gives back {@code slots} reserved: a connection shrank its share, or closed. */
@@ -251,7 +303,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private void destroyIfUnused() {
         // A connection's own queue goes with its queue pair, whatever it holds.
         if (queuePairs == 0 && !closed && book.reserved() == 0 && book.held() == 0
-                && (own || book.registered() > KEPT_WHEN_UNUSED)) {
+                && (own || book.registered() > KEPT_WHEN_UNUSED || completionsFailed())) {
             unused.accept(this);
         }
     }
@@ -306,6 +358,67 @@ public final class SharedReceiveQueue implements AutoCloseable {
         if (!closed) {
             book.setAside(slot);
         }
+    }
+
+    /**
+     * Tells the queue, on {@code loop}, of its device's events for it: its limit event refills it
+     * ({@link #limitReached()}), its error is logged. Call once, after it is made.
+     */
+    void watchEvents(Executor loop) {
+        loopExecutor = loop;
+        device.asyncEvents().watch(srq, type -> {
+            try {
+                loop.execute(() -> asyncEvent(type));
+            } catch (RejectedExecutionException e) {
+                // The loop is stopping: the queue goes with it.
+            }
+        });
+    }
+
+    private void asyncEvent(int type) {
+        if (closed) {
+            return;
+        }
+        if (type == RdmaNative.EVENT_SRQ_LIMIT_REACHED) {
+            limitReached();
+        } else {
+            logger.warn("a shared receive queue of the RDMA device {} failed (async event {})", device.name(), type);
+        }
+    }
+
+    /**
+     * Arms the limit event at the low-water mark ({@link SharedSlots#lowWaterMark()}) if it is not
+     * armed or the mark doubled since: a system call per doubling, not per reservation.
+     */
+    private void armLimit() {
+        int mark = book.lowWaterMark();
+        if (closed || loopExecutor == null || armedLimit != 0 && mark < 2 * armedLimit) {
+            return;
+        }
+        try {
+            RdmaNative.armSrqLimit(srq, mark);
+            armedLimit = mark;
+        } catch (IOException e) {
+            // The queue works without the event; only the early refill is lost.
+            logger.debug("arming the limit event of a shared receive queue of {} failed", device, e);
+        }
+    }
+
+    /**
+     * Fewer receives are left in the device's queue than the low-water mark: a peer sends beyond
+     * its credit (or completions wait to be polled). The parked slots are posted, within the
+     * capacity its completion queue holds, and the event is armed again.
+     */
+    void limitReached() {
+        LIMIT_EVENTS.incrementAndGet();
+        armedLimit = 0;
+        book.postParked();
+        try {
+            post();
+        } catch (IOException e) {
+            logger.warn("posting to the shared receive queue of {} failed", device, e);
+        }
+        armLimit();
     }
 
     /** Posts the slots released since the last post. */
@@ -373,6 +486,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
             return;
         }
         closed = true;
+        device.asyncEvents().unwatch(srq);
         try {
             RdmaNative.destroySrq(srq);
         } catch (IOException e) {
@@ -388,6 +502,9 @@ public final class SharedReceiveQueue implements AutoCloseable {
             chain.close();
             if (ownPd != null) {
                 ownPd.release();
+            }
+            if (completions != null) {
+                completions.unreserve(completions.capacity());
             }
         }
     }

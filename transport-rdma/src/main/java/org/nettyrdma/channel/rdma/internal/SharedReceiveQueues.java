@@ -17,6 +17,7 @@ package org.nettyrdma.channel.rdma.internal;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.concurrent.Executor;
 
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
@@ -31,15 +32,27 @@ import org.nettyrdma.channel.rdma.RdmaReceiveQueueMetrics;
 final class SharedReceiveQueues {
 
     /**
-     * The receives one queue holds at most: 512 MiB of 8 KiB slots, more than the default registered
-     * memory limit, so one queue per device and slot size is the rule.
+     * The receives one queue holds at most, and no more than the entries of the loop's completion
+     * queues: the queue's receives complete into a queue of their own that holds them all
+     * (docs/decisions.md#completion-queue-bound).
      */
     private static final int RECEIVES_PER_QUEUE = 1 << 16;
 
     private final IntObjectMap<SharedReceiveQueue> queues = new IntObjectHashMap<>();
     /** The loop's queues as of the last open or close: for {@link #metrics()} on any thread. */
     private volatile SharedReceiveQueue[] snapshot = new SharedReceiveQueue[0];
+    private final CompletionQueuePool completionQueues;
+    private final Executor executor;
     private int nextId = 1;
+
+    /**
+     * Creates the book of a loop whose {@code completionQueues} also hold its queues' receives, and
+     * which handles their events on {@code executor}.
+     */
+    SharedReceiveQueues(CompletionQueuePool completionQueues, Executor executor) {
+        this.completionQueues = completionQueues;
+        this.executor = executor;
+    }
 
     /**
      * Returns the receives of the loop's queues, shared and connections' own, summed: exact on the
@@ -69,7 +82,9 @@ final class SharedReceiveQueues {
                 return srq;
             }
         }
-        return open(device, false, null, slotSize, RECEIVES_PER_QUEUE);
+        int capacity = Math.max(SharedReceiveQueue.CHUNK_SLOTS,
+                Math.min(RECEIVES_PER_QUEUE, completionQueues.entries()));
+        return open(device, false, null, slotSize, SharedReceiveQueue.capacityOn(device, capacity));
     }
 
     /**
@@ -94,9 +109,24 @@ final class SharedReceiveQueues {
         }
         int id = nextId;
         advance();
-        SharedReceiveQueue srq = new SharedReceiveQueue(device, own, pd, slotSize, id, capacity, this::destroy);
+        // A loop's queue completes into a queue of its own, of its capacity; a connection's own queue
+        // into its connection's, which reserved that capacity.
+        CompletionQueue completions = own ? null : completionQueues.forReceives(device, capacity);
+        SharedReceiveQueue srq;
+        try {
+            srq = new SharedReceiveQueue(device, own, pd, slotSize, id, capacity, completions, this::destroy);
+        } catch (IOException | RuntimeException e) {
+            if (completions != null) {
+                completions.unreserve(completions.capacity());
+            }
+            throw e;
+        }
         queues.put(id, srq);
         queuesChanged();
+        if (!own) {
+            // A connection's own queue holds only what its peer was credited: no limit to watch.
+            srq.watchEvents(executor);
+        }
         return srq;
     }
 

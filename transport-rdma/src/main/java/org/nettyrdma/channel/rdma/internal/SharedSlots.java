@@ -181,12 +181,44 @@ final class SharedSlots {
         }
     }
 
+    /**
+     * Returns the low-water mark of the receives left in the device's queue: the sixteenth kept
+     * beyond the reservations, at least one. While every peer keeps to its credits, completions
+     * not yet polled and slots held take at most the reserved slots, so at least this many stay
+     * posted in the queue; fewer means a peer sends beyond its credit.
+     */
+    int lowWaterMark() {
+        return Math.max(1, reserved / 16);
+    }
+
+    /**
+     * Posts every parked slot, beyond the target if need be but never beyond the capacity: a peer
+     * took receives that others' credits stand for, and what is registered refills the queue until
+     * its connection is closed. What goes beyond the target is parked again as traffic gives it back.
+     *
+     * @return the slots posted
+     */
+    int postParked() {
+        int posted = 0;
+        for (int slot = parked.nextSetBit(0); slot >= 0 && postedSlots < capacity; slot = parked.nextSetBit(slot + 1)) {
+            unpark(slot);
+            post(slot);
+            posted++;
+        }
+        return posted;
+    }
+
     /** Parks a held slot whatever the target: its receive completed in error and is not posted again. */
     void setAside(int slot) {
         park(slot);
     }
 
     private void post(int slot) {
+        // The completion queue the receives complete into has an entry for each of capacity: one
+        // more posted could overrun it (docs/decisions.md#completion-queue-bound).
+        if (postedSlots == capacity) {
+            throw new IllegalStateException("a receive posted beyond the capacity of " + capacity);
+        }
         postedSlots++;
         chunks.post(slot);
     }

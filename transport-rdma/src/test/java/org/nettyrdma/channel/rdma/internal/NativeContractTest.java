@@ -179,6 +179,8 @@ class NativeContractTest {
         cases.put("createSrq", () -> throwsIo(() -> RdmaNative.createSrq(0, 16)));
         cases.put("postSrqRecv", () -> throwsIo(() -> RdmaNative.postSrqRecv(0, out)));
         cases.put("destroySrq", () -> throwsIo(() -> RdmaNative.destroySrq(0)));
+        cases.put("armSrqLimit", () -> throwsIo(() -> RdmaNative.armSrqLimit(0, 1)));
+        cases.put("getAsyncEvent", () -> throwsIo(() -> RdmaNative.getAsyncEvent(0, 0, out)));
         cases.put("queryQpState", () -> throwsIo(() -> RdmaNative.queryQpState(0)));
         cases.put("setTypeOfService", () -> throwsIo(() -> RdmaNative.setTypeOfService(0, 0)));
         cases.put("queryQpTrafficClass", () -> throwsIo(() -> RdmaNative.queryQpTrafficClass(0)));
@@ -211,6 +213,10 @@ class NativeContractTest {
         assertEquals("rdma_bind_addr failed: rdma_cm_id handle is 0", e.getMessage());
         e = assertThrows(IOException.class, () -> RdmaNative.createQp(1, 1, 1, 1, 0, 0));
         assertEquals("rdma_create_qp failed: QP cap record handle is 0", e.getMessage());
+        e = assertThrows(IOException.class, () -> RdmaNative.getAsyncEvent(1, 0, 0));
+        assertEquals("ibv_get_async_event failed: event record handle is 0", e.getMessage());
+        e = assertThrows(IOException.class, () -> RdmaNative.armSrqLimit(0, 1));
+        assertEquals("ibv_modify_srq failed: ibv_srq handle is 0", e.getMessage());
     }
 
     @Test

@@ -240,6 +240,82 @@ class SharedSlotsTest {
         assertEquals(CHUNK - 3, book.parked());
     }
 
+    /**
+     * The bound a shared queue's completion queue is sized by (docs/decisions.md#completion-queue-bound):
+     * whatever the peers send, reservations, limit events and flushes included, no more receives are
+     * posted (in the queue, or completed and not yet polled) than the capacity.
+     */
+    @Test
+    void underHostileTrafficNoMoreArePostedThanTheCapacity() throws IOException {
+        int capacity = 4 * CHUNK;
+        SharedSlots small = new SharedSlots(queue, CHUNK, capacity);
+        Random random = new Random(35);
+        ArrayDeque<Integer> held = new ArrayDeque<>();
+        int maxPosted = 0;
+        for (int step = 0; step < 50_000; step++) {
+            int action = random.nextInt(12);
+            if (action < 5 && !queue.receives.isEmpty()) {
+                // Peers beyond their credits: a receive is consumed whenever one is posted.
+                held.add(queue.consume(small));
+            } else if (action < 8 && !held.isEmpty()) {
+                small.release(held.remove());
+            } else if (action == 8) {
+                int slots = 1 + random.nextInt(16);
+                if (small.hasRoom(slots)) {
+                    small.reserve(slots);
+                }
+            } else if (action == 9 && small.reserved() > 0) {
+                small.unreserve(1 + random.nextInt(Math.min(16, small.reserved())));
+            } else if (action == 10) {
+                small.postParked();
+            } else if (action == 11 && !queue.receives.isEmpty()) {
+                small.taken();
+                small.setAside(queue.receives.remove());
+            }
+            assertTrue(small.posted() <= capacity, "step " + step + ": " + small.posted() + " posted");
+            assertTrue(small.registered() <= capacity, "step " + step + ": " + small.registered() + " registered");
+            assertEquals(queue.receives.size(), small.posted(), "step " + step);
+            maxPosted = Math.max(maxPosted, small.posted());
+        }
+        assertTrue(maxPosted > capacity / 2, "the traffic pressed the bound: at most " + maxPosted + " posted");
+    }
+
+    @Test
+    void aLimitEventPostsTheParkedSlotsAndNoMore() throws IOException {
+        SharedSlots small = new SharedSlots(queue, CHUNK, 2 * CHUNK);
+        small.reserve(4);
+        assertEquals(CHUNK - 4, small.parked());
+        assertEquals(CHUNK - 4, small.postParked());
+        assertEquals(CHUNK, small.posted());
+        assertEquals(0, small.parked());
+        assertEquals(0, small.postParked(), "nothing is registered for a limit event");
+        // Given back beyond the target, they are parked again.
+        for (int i = 0; i < CHUNK; i++) {
+            small.release(queue.consume(small));
+        }
+        assertEquals(4, small.posted());
+    }
+
+    @Test
+    void theLowWaterMarkIsTheSixteenthKeptBeyondTheReservations() throws IOException {
+        assertEquals(1, book.lowWaterMark(), "at least one");
+        book.reserve(15);
+        assertEquals(1, book.lowWaterMark());
+        book.reserve(145);
+        assertEquals(10, book.lowWaterMark());
+    }
+
+    @Test
+    void aConnectionsOwnQueueHoldsItsTargetInWholeChunks() {
+        assertEquals(96, SharedReceiveQueue.ownCapacity(64));
+        for (int slots = 1; slots <= 4096; slots++) {
+            int capacity = SharedReceiveQueue.ownCapacity(slots);
+            assertEquals(0, capacity % CHUNK, "slots " + slots);
+            assertTrue(capacity > slots + slots / 16, "slots " + slots + ": " + capacity);
+            assertTrue(capacity - CHUNK <= slots + slots / 16, "slots " + slots + ": " + capacity);
+        }
+    }
+
     @Test
     void aReservationPastTheCapacityIsABug() {
         SharedSlots small = new SharedSlots(queue, CHUNK, 2 * CHUNK);

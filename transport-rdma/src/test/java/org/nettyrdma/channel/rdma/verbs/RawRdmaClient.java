@@ -95,7 +95,7 @@ public final class RawRdmaClient implements AutoCloseable {
     /** The ring the server opened to this client ({@link #requestRing()}); null before. */
     private RingMessage serverRing;
     private long nextSendId = 1;
-    /** When {@link #floodSends} saw the last of its Sends complete successfully ({@link System#nanoTime()}). */
+    /** When a run of work requests saw the last of them complete successfully ({@link System#nanoTime()}). */
     private long lastAcceptedNanos;
     private boolean peerDisconnected;
     private boolean vanished;
@@ -340,19 +340,49 @@ public final class RawRdmaClient implements AutoCloseable {
                     + serverRing().size() + ')');
         }
         endpoint.buffer.put(WRITE_SOURCE, (byte) 'f');
+        return windowed(count, RawCompletions.WINDOW, (wrId, index) -> {
+            Target target = ring(firstOffset + index);
+            endpoint.postWriteWithImmediate(wrId, WRITE_SOURCE, 1, target.address(), target.rkey(),
+                    firstOffset + index);
+        });
+    }
+
+    /**
+     * Sends {@code message} {@code count} times back to back, with up to half the send queue in flight
+     * at once and no regard for credits. Posting stops at the first that fails. Returns the completions
+     * of those posted, in order.
+     */
+    public List<Completion> burst(byte[] message, int count) throws Exception {
+        endpoint.buffer.put(0, message);
+        return windowed(count, RawCompletions.WINDOW, (wrId, index) -> endpoint.postSend(wrId, 0, message.length));
+    }
+
+    /** Posts one work request of a windowed run. */
+    private interface Poster {
+        void post(long wrId, int index) throws Exception;
+    }
+
+    /**
+     * Posts {@code count} work requests with {@code poster}, up to {@code window} in flight at once,
+     * and stops posting at the first that fails; returns the completions of those posted, in order,
+     * and notes when the last successful one was seen ({@link #lastAcceptedNanos()}).
+     */
+    private List<Completion> windowed(int count, int window, Poster poster) throws Exception {
         List<Completion> result = new ArrayList<>(count);
         long firstId = nextSendId;
         int posted = 0;
         boolean failed = false;
         while (result.size() < posted || (posted < count && !failed)) {
-            if (posted < count && !failed && posted - result.size() < RawCompletions.WINDOW) {
-                Target target = ring(firstOffset + posted);
-                endpoint.postWriteWithImmediate(nextSendId++, WRITE_SOURCE, 1, target.address(), target.rkey(),
-                        firstOffset + posted);
+            if (posted < count && !failed && posted - result.size() < window) {
+                poster.post(nextSendId++, posted);
                 posted++;
             } else {
                 Completion completion = completions.awaitSend(firstId + result.size(), TIMEOUT_SECONDS);
-                failed |= !completion.succeeded();
+                if (completion.succeeded()) {
+                    lastAcceptedNanos = System.nanoTime();
+                } else {
+                    failed = true;
+                }
                 result.add(completion);
             }
         }
@@ -377,28 +407,10 @@ public final class RawRdmaClient implements AutoCloseable {
      */
     public List<Completion> floodSends(byte[] message, int count) throws Exception {
         endpoint.buffer.put(0, message);
-        List<Completion> result = new ArrayList<>(count);
-        long firstId = nextSendId;
-        int posted = 0;
-        boolean failed = false;
-        while (result.size() < posted || (posted < count && !failed)) {
-            if (posted < count && !failed && posted - result.size() < VerbsEndpoint.QUEUE_DEPTH) {
-                endpoint.postSend(nextSendId++, 0, message.length);
-                posted++;
-            } else {
-                Completion completion = completions.awaitSend(firstId + result.size(), TIMEOUT_SECONDS);
-                if (completion.succeeded()) {
-                    lastAcceptedNanos = System.nanoTime();
-                } else {
-                    failed = true;
-                }
-                result.add(completion);
-            }
-        }
-        return result;
+        return windowed(count, VerbsEndpoint.QUEUE_DEPTH, (wrId, index) -> endpoint.postSend(wrId, 0, message.length));
     }
 
-    /** Returns when {@link #floodSends} saw its last successful completion, in {@link System#nanoTime()}'s terms. */
+    /** Returns when the last run of work requests saw its last successful completion, in {@link System#nanoTime()}'s terms. */
     public long lastAcceptedNanos() {
         return lastAcceptedNanos;
     }
