@@ -16,6 +16,7 @@
 package org.nettyrdma.channel.rdma.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -306,13 +307,14 @@ class SharedSlotsTest {
     }
 
     @Test
-    void aConnectionsOwnQueueHoldsItsTargetInWholeChunks() {
-        assertEquals(96, SharedReceiveQueue.ownCapacity(64));
-        for (int slots = 1; slots <= 4096; slots++) {
-            int capacity = SharedReceiveQueue.ownCapacity(slots);
-            assertEquals(0, capacity % CHUNK, "slots " + slots);
-            assertTrue(capacity > slots + slots / 16, "slots " + slots + ": " + capacity);
-            assertTrue(capacity - CHUNK <= slots + slots / 16, "slots " + slots + ": " + capacity);
+    void aConnectionsOwnQueueHoldsItsLargestShareAndNoMore() throws Exception {
+        // All of its receives complete into its connection's completion queue, which reserves this many.
+        assertEquals(64, SharedReceiveQueue.ownCapacity(64));
+        for (int slots : new int[] {1, 4, 16, 64, 4096}) {
+            SharedSlots own = new SharedSlots(new FifoQueue(), 1, SharedReceiveQueue.ownCapacity(slots), false);
+            own.reserve(slots);
+            assertEquals(slots, own.posted(), "slots " + slots);
+            assertFalse(own.hasRoom(1), "slots " + slots);
         }
     }
 
