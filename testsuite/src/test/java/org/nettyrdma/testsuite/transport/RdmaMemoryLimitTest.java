@@ -44,13 +44,16 @@ import org.nettyrdma.testkit.RingsOnEveryDevice;
 class RdmaMemoryLimitTest {
 
     /**
-     * Room for connections of 4 receive slots of 8 KiB, registered slot by slot in their own queues,
-     * and for the echoes' staging blocks (64 KiB each, registered for a connection alone, since no
-     * 4 MiB slab of the pool fits): a connection is admitted only while a staging block fits beside
-     * its slots, so at most 17 idle connections are held and each can still answer.
+     * Room for a few connections' receive slots (8 KiB each, registered slot by slot in their own
+     * queues, 4 to 64 of them as a share grows) and for the echoes' staging blocks (64 KiB each,
+     * registered for a connection alone, since no 4 MiB slab of the pool fits): a connection is
+     * admitted, and a share grows, only while a staging block fits beside its slots, so each
+     * connection held can still answer.
      */
     private static final long LIMIT = 640 << 10;
     private static final int MOST_CONNECTS = 40;
+    /** Longer than a connection keeps its emptied staging block after its last send (1 to 2 s). */
+    private static final long SPARE_KEPT_MILLIS = 2500;
 
     @RegisterExtension
     final RdmaTransportFixture rdma = new RdmaTransportFixture(1);
@@ -71,6 +74,9 @@ class RdmaMemoryLimitTest {
                 } catch (ConnectException e) {
                     refused = e;
                 }
+                // The server keeps the staging block an echo emptied for one to two seconds after
+                // its last send: once it went, the limit holds the connections' receive slots only.
+                Thread.sleep(SPARE_KEPT_MILLIS);
             }
             System.out.println(held.size() + " connections held under a limit of " + LIMIT + " bytes, the next: "
                     + refused);

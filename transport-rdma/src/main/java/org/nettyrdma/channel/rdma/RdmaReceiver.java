@@ -34,8 +34,10 @@ import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.internal.RegionByteBuf;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
+import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
 import org.nettyrdma.channel.rdma.internal.RingLifecycle;
 import org.nettyrdma.channel.rdma.internal.RingMessage;
+import org.nettyrdma.channel.rdma.internal.SendBlocks;
 import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 import org.nettyrdma.channel.rdma.internal.SlotShare;
 
@@ -537,7 +539,11 @@ final class RdmaReceiver {
             return;
         }
         long bytes = (long) slots * slotSize;
-        if (!srq.hasRoom(slots) || !listener.mayHoldMore(bytes)) {
+        // Receiving more must not cost the ability to answer: the process's limit keeps room for a
+        // staging block beside the new slots, as it did when the connection was admitted.
+        if (!srq.hasRoom(slots)
+                || !RegisteredMemoryBudget.hasRoom(srq.registrationNeeded(slots) + SendBlocks.BLOCK_SIZE)
+                || !listener.mayHoldMore(bytes)) {
             return;
         }
         try {

@@ -174,6 +174,9 @@ final class HostilePeerServer implements AutoCloseable {
                     // once instead of being retried: whatever a hostile peer does, the stream shows it.
                     // Each side announces the count the other's device uses; a raw peer keeps the default.
                     ch.config().setOption(RdmaChannelOption.RNR_RETRY_COUNT, 0);
+                    // Its own receive queue, whatever the test gives the raw peers' children: a peer
+                    // on the loop's shared queue is trusted by definition (docs/security.md).
+                    ch.config().setOption(RdmaChannelOption.SHARED_RECEIVE_QUEUE, false);
                     ch.pipeline().addLast(goodReader, goodErrors);
                     goodChild.complete(ch);
                 } else {
