@@ -736,7 +736,8 @@ final class RdmaConnection implements CompletionListener {
         closeOwed = false;
         receiver.stopPosting();
         resources.disconnect();
-        // Receives come from the shared queue, which the error state does not flush: a Send of no
+        // Receives come from a shared receive queue (the connection's own or the loop's), which the
+        // error state does not flush: a Send of no
         // bytes, flushed at once, comes back after every completion this queue pair had made
         // (docs/decisions.md#disconnect-by-flush). Sends already posted do the same.
         if (!hasOutstandingSends()) {

@@ -42,8 +42,9 @@ import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 import org.nettyrdma.channel.rdma.internal.SlotShare;
 
 /**
- * The receive side of one connection (docs/protocol.md): its share of the loop's shared receive
- * queue ({@link SlotShare}), the rings it opens to the peer on request ({@link RingLifecycle}), the
+ * The receive side of one connection (docs/protocol.md): its share of its receive queue, a shared
+ * receive queue of the connection's own or the loop's ({@link SlotShare}; "the shared queue" below
+ * is either), the rings it opens to the peer on request ({@link RingLifecycle}), the
  * queue of received messages waiting for the pipeline, and the credits this side owes the peer for
  * slots reposted and ring space freed ({@link CreditReturn}).
  *
