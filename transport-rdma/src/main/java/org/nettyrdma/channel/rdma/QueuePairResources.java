@@ -135,7 +135,7 @@ final class QueuePairResources {
                 .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, 0)
                 .putInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET, inline);
         try {
-            return RdmaNative.createQp(id, srq.pd(), cq.cq(), srq.completionQueueFor(cq).cq(), srq.srq(),
+            return RdmaNative.createQp(id, srq.pd(), cq.cq(), cq.cq(), srq.srq(),
                     RdmaNative.directBufferAddress(cap));
         } catch (IOException e) {
             if (inline == 0) {
@@ -218,9 +218,9 @@ final class QueuePairResources {
         return controlInline;
     }
 
-    /** Returns {@code true} if the queue pair's sends or receives complete into {@code queue}. */
+    /** Returns {@code true} if the queue pair's sends and receives complete into {@code queue}. */
     boolean completesInto(CompletionQueue queue) {
-        return cq == queue || srq.completionQueueFor(cq) == queue;
+        return cq == queue;
     }
 
     /** Returns the shared receive queue the queue pair takes its receives from. */

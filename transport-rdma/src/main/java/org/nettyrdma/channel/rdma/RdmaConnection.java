@@ -235,13 +235,13 @@ final class RdmaConnection implements CompletionListener {
 
     /**
      * Returns the entries a connection with {@code config} reserves in its completion queue: its send
-     * depth, and the capacity of its own receive queue, whose receives complete there too, so that
-     * whatever its peer sends its completions fit. The receives of a loop's shared queue complete into
-     * that queue's own completion queue (docs/decisions.md#completion-queue-bound).
+     * depth, and its largest share of receives, which complete there too. On a receive queue of its
+     * own that is every receive the queue can hold posted, so its completions fit whatever its peer
+     * sends; on the loop's shared queue, only while its peer keeps to its credit
+     * (docs/decisions.md#completion-queue-bound).
      */
     static int completionQueueEntries(RdmaSocketChannelConfig config, RdmaDevice device) {
-        int sends = sendQueueDepth(config, device);
-        return hasOwnReceiveQueue(config) ? sends + SharedReceiveQueue.ownCapacity(config.getReceiveSlots()) : sends;
+        return sendQueueDepth(config, device) + SharedReceiveQueue.ownCapacity(config.getReceiveSlots());
     }
 
     /**

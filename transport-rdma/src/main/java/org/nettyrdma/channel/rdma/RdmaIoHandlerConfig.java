@@ -59,11 +59,10 @@ public final class RdmaIoHandlerConfig {
 
     /**
      * Returns the entries of each completion queue the loop opens on a device, as far as the device
-     * allows. Each connection reserves room for what it can have in flight (its send queue depth, and
-     * the receives of a queue of its own with {@link RdmaChannelOption#EXPOSE_MEMORY}); a loop opens
-     * another queue on the device when none has room, so this bounds the connections per queue, not
-     * per loop. It also bounds the receives of each shared receive queue of the loop, whose
-     * completions have a queue of this size of their own, so that no peer can overrun it.
+     * allows. Each connection reserves room for what it can have in flight (its send queue depth and
+     * its largest share of receives); a loop opens another queue on the device when none has room, so
+     * this bounds the connections per queue, not per loop. It also bounds the receives a loop's shared
+     * receive queue posts.
      */
     public int getCompletionQueueEntries() {
         return completionQueueEntries;

@@ -94,21 +94,6 @@ final class CompletionQueuePool {
         return cq;
     }
 
-    /**
-     * Returns a new queue on {@code device} of {@code receives} entries (at most the device's), all
-     * reserved: for the receives of one shared receive queue, which never has more posted, so no
-     * connection's work shares it (docs/decisions.md#completion-queue-bound).
-     */
-    CompletionQueue forReceives(RdmaDevice device, int receives) throws IOException {
-        CompletionQueue cq = open(device, receives);
-        if (!cq.reserve(receives)) {
-            remove(queues.indexOf(cq));
-            throw new IOException("a completion queue of " + device + " holds " + cq.capacity() + " entries, not the "
-                    + receives + " receives of a shared receive queue");
-        }
-        return cq;
-    }
-
     /** Returns the entries of each queue opened for connections, as far as the device allows. */
     int entries() {
         return entries;

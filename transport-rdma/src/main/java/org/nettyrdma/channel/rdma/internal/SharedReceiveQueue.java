@@ -100,7 +100,6 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * Where the receives of a loop's queue complete, with an entry for every receive the queue can
      * have posted; {@code null} for a connection's own queue (docs/decisions.md#completion-queue-bound).
      */
-    private final CompletionQueue completions;
     private int queuePairs;
     /** The {@code srq_limit} armed on the device, 0 while none is (the event disarms it). */
     private int armedLimit;
@@ -110,13 +109,12 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /**
      * Creates the queue with room for {@code capacity} receives (at most the device's), whose
      * completions carry {@code id}, for one connection alone if {@code own}, in the device's shared
-     * protection domain, or in {@code ownPd}, a connection's, if not {@code null}; {@code unused} is told when the queue should be destroyed, no
-     * queue pair and no connection using it, and closes it. The receives of a loop's queue complete
-     * into {@code completions}, which holds {@link #capacityOn} entries for it alone; those of a
-     * connection's own queue, {@code null} then, into its connection's queue.
+     * protection domain, or in {@code ownPd}, a connection's, if not {@code null}; {@code unused} is
+     * told when the queue should be destroyed, no queue pair and no connection using it, and closes
+     * it. A queue pair's receives complete into its connection's completion queue, with its sends.
      */
     SharedReceiveQueue(RdmaDevice device, boolean own, ProtectionDomain ownPd, int slotSize, int id, int capacity,
-                       CompletionQueue completions, Consumer<SharedReceiveQueue> unused) throws IOException {
+                       Consumer<SharedReceiveQueue> unused) throws IOException {
         if (device.maxSrqWr() <= 0) {
             throw new IOException(device + " has no shared receive queues, which the transport needs");
         }
@@ -128,7 +126,6 @@ public final class SharedReceiveQueue implements AutoCloseable {
         this.chunkSlots = own ? 1 : CHUNK_SLOTS;
         this.id = id;
         this.capacity = own ? Math.min(capacity, device.maxSrqWr()) : capacityOn(device, capacity);
-        this.completions = completions;
         this.unused = unused;
         book = new SharedSlots(new Chunks(), chunkSlots, this.capacity, !own);
         chain.claim(id);
@@ -190,14 +187,6 @@ public final class SharedReceiveQueue implements AutoCloseable {
         return srq;
     }
 
-    /**
-     * Returns the completion queue the receives of a queue pair on this queue complete into: the
-     * loop's queue's own, or {@code connectionQueue} for a connection's own queue.
-     */
-    public CompletionQueue completionQueueFor(CompletionQueue connectionQueue) {
-        return completions != null ? completions : connectionQueue;
-    }
-
     /** Returns the device. */
     public RdmaDevice device() {
         return device;
@@ -248,11 +237,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * never once the queue's completion queue failed.
      */
     public boolean hasRoom(int slots) {
-        return !completionsFailed() && book.hasRoom(slots);
-    }
-
-    private boolean completionsFailed() {
-        return completions != null && completions.isFailed();
+        return book.hasRoom(slots);
     }
 
     /** Returns the bytes {@link #reserve} of {@code slots} would register now: the chunks it would add. */
@@ -303,7 +288,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private void destroyIfUnused() {
         // A connection's own queue goes with its queue pair, whatever it holds.
         if (queuePairs == 0 && !closed && book.reserved() == 0 && book.held() == 0
-                && (own || book.registered() > KEPT_WHEN_UNUSED || completionsFailed())) {
+                && (own || book.registered() > KEPT_WHEN_UNUSED)) {
             unused.accept(this);
         }
     }
@@ -502,9 +487,6 @@ public final class SharedReceiveQueue implements AutoCloseable {
             chain.close();
             if (ownPd != null) {
                 ownPd.release();
-            }
-            if (completions != null) {
-                completions.unreserve(completions.capacity());
             }
         }
     }

@@ -46,8 +46,9 @@ final class SharedReceiveQueues {
     private int nextId = 1;
 
     /**
-     * Creates the book of a loop whose {@code completionQueues} also hold its queues' receives, and
-     * which handles their events on {@code executor}.
+     * Creates the book of a loop whose {@code completionQueues} hold its queue pairs' completions (a
+     * shared queue posts no more receives than one of them has entries), and which handles its queues'
+     * events on {@code executor}.
      */
     SharedReceiveQueues(CompletionQueuePool completionQueues, Executor executor) {
         this.completionQueues = completionQueues;
@@ -109,18 +110,10 @@ final class SharedReceiveQueues {
         }
         int id = nextId;
         advance();
-        // A loop's queue completes into a queue of its own, of its capacity; a connection's own queue
-        // into its connection's, which reserved that capacity.
-        CompletionQueue completions = own ? null : completionQueues.forReceives(device, capacity);
-        SharedReceiveQueue srq;
-        try {
-            srq = new SharedReceiveQueue(device, own, pd, slotSize, id, capacity, completions, this::destroy);
-        } catch (IOException | RuntimeException e) {
-            if (completions != null) {
-                completions.unreserve(completions.capacity());
-            }
-            throw e;
-        }
+        // Every queue pair's receives complete into its connection's completion queue, with its
+        // sends: a queue pair's completions stay in order, which the disconnect relies on
+        // (docs/decisions.md#disconnect-by-flush).
+        SharedReceiveQueue srq = new SharedReceiveQueue(device, own, pd, slotSize, id, capacity, this::destroy);
         queues.put(id, srq);
         queuesChanged();
         if (!own) {
