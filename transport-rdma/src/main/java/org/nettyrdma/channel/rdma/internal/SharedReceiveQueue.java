@@ -392,7 +392,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /**
      * Fewer receives are left in the device's queue than the low-water mark: a peer sends beyond
      * its credit (or completions wait to be polled). The parked slots are posted, within the
-     * capacity its completion queue holds, and the event is armed again.
+     * queue's capacity, and the event is armed again.
      */
     void limitReached() {
         LIMIT_EVENTS.incrementAndGet();

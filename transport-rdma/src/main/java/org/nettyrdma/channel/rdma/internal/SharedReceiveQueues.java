@@ -32,8 +32,8 @@ import org.nettyrdma.channel.rdma.RdmaReceiveQueueMetrics;
 final class SharedReceiveQueues {
 
     /**
-     * The receives one queue holds at most, and no more than the entries of the loop's completion
-     * queues: the queue's receives complete into a queue of their own that holds them all
+     * The receives one queue holds at most, and no more than the entries of one of the loop's
+     * completion queues, which its queue pairs' receives complete into with their sends
      * (docs/decisions.md#completion-queue-bound).
      */
     private static final int RECEIVES_PER_QUEUE = 1 << 16;
