@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.ObjectName;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -50,7 +51,7 @@ import org.nettyrdma.testkit.TestSeed;
  *
  * <p>A cycle ends when the server's end of its connection is closed too. Every {@value #SAMPLE_INTERVAL}
  * cycles (or a tenth of the run if it is shorter), once the counts have settled, the test prints one line:
- * the heap in use after a full GC, the JDK's direct memory in use before and after that GC and what
+ * the live heap after a full GC, the JDK's direct memory in use before and after that GC and what
  * the cycles since the last sample left of it to the collector, the transport's
  * registered bytes and memory regions, its live completion queues, and the kernel's counts of queue
  * pairs, CQs, memory regions, CM ids and protection domains. The first sample ends the warm-up (JIT,
@@ -178,7 +179,7 @@ class RdmaConnectCycleTest {
                           int completionQueues, long allocatorBytes, Map<String, Integer> kernel) {
 
         /** Samples once the transport's and the kernel's counts stayed the same for {@code SETTLED_MILLIS}. */
-        static Sample settled(int cycle, long cycleNanos, DirectGrowth direct) throws InterruptedException {
+        static Sample settled(int cycle, long cycleNanos, DirectGrowth direct) throws Exception {
             Counts counts = Counts.now();
             long sameSince = System.nanoTime();
             long deadline = sameSince + TimeUnit.SECONDS.toNanos(30);
@@ -196,7 +197,7 @@ class RdmaConnectCycleTest {
 
         /** Samples once the counts equal {@code warm}'s, or after {@code SETTLED_MILLIS} with what they are. */
         static Sample matching(int cycle, long cycleNanos, DirectGrowth direct, Sample warm)
-                throws InterruptedException {
+                throws Exception {
             Counts expected = new Counts(warm.registeredBytes, warm.nativeBytes, warm.registrations,
                     warm.completionQueues, warm.kernel);
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLED_MILLIS);
@@ -209,7 +210,7 @@ class RdmaConnectCycleTest {
         }
 
         private static Sample of(int cycle, long cycleNanos, DirectGrowth direct, Counts counts)
-                throws InterruptedException {
+                throws Exception {
             long directBefore = directMemoryUsed();
             long heap = usedHeapAfterGc();
             return new Sample(cycle, cycleNanos, heap, directBefore, settledDirectMemoryUsed(), direct.perCycle(),
@@ -278,16 +279,31 @@ class RdmaConnectCycleTest {
     }
 
     /**
-     * Returns the heap in use after full collections: the least of a few, since a reference queue or
-     * a finalizer may keep an object through the first.
+     * Returns the bytes of the objects on the heap that a full collection left: the least of a few,
+     * since a reference queue or a finalizer may keep an object through the first. They are the class
+     * histogram's total, not the heap's used bytes, which count the collector's partly filled regions
+     * too and so move by hundreds of KiB from one full collection to the next with the same objects.
      */
-    private static long usedHeapAfterGc() {
+    private static long usedHeapAfterGc() throws Exception {
         long used = Long.MAX_VALUE;
         for (int i = 0; i < 4; i++) {
-            System.gc();
-            used = Math.min(used, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+            used = Math.min(used, liveHeapBytes());
         }
         return used;
+    }
+
+    /** Returns the total of the class histogram, which the JVM takes after a full collection. */
+    private static long liveHeapBytes() throws Exception {
+        String histogram = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+                new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+                new Object[] {null}, new String[] {String[].class.getName()});
+        for (String line : histogram.split("\n")) {
+            String[] fields = line.trim().split("\\s+");
+            if (fields.length == 3 && fields[0].equals("Total")) {
+                return Long.parseLong(fields[2]);
+            }
+        }
+        throw new IllegalStateException("no total in the class histogram: " + histogram);
     }
 
     /**

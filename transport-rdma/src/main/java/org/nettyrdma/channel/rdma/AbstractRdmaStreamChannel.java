@@ -33,6 +33,7 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.concurrent.Future;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
@@ -84,6 +85,8 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
     boolean deviceRemoved;
     /** The queue pair was told to disconnect: its outstanding work requests come back flushed. */
     private boolean disconnecting;
+    /** Ends a closing channel's wait for its last work requests; {@code null} while none is scheduled. */
+    private Future<?> drainDeadline;
     /** The CM said the peer disconnected: the flushes that follow end the input, as the event would have. */
     private boolean peerDisconnectSeen;
     private boolean readPending;
@@ -277,7 +280,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
     }
 
     private void scheduleDrainTimeout() {
-        eventLoop().schedule(this::drainTimedOut, DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        drainDeadline = eventLoop().schedule(this::drainTimedOut, DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** Returns how often a closing channel's wait ran into the bound ({@link RdmaMemoryMetrics#drainTimeouts()}). */
@@ -340,6 +343,11 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
 
     /** Disconnects and frees everything native, now; the channel is {@link RdmaChannelState#CLOSED} after. */
     final void teardown() {
+        if (drainDeadline != null) {
+            // A drain that ended in time: the task would hold the closed channel until it ran.
+            drainDeadline.cancel(false);
+            drainDeadline = null;
+        }
         if (connection != null) {
             disconnectQueuePair();
             connection.close();
