@@ -31,6 +31,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.ResourceLeakDetector;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaMemoryMetrics;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.example.Transport;
@@ -122,8 +123,13 @@ public final class ScaleServer {
 
     private static Channel bind(Transport transport, EventLoopGroup group, InetAddress host,
                                 ChannelHandler childHandler) throws InterruptedException {
-        return new ServerBootstrap().group(group).channel(transport.serverSocketChannelClass())
-                .childHandler(childHandler).bind(new InetSocketAddress(host, 0)).sync().channel();
+        ServerBootstrap bootstrap = new ServerBootstrap().group(group).channel(transport.serverSocketChannelClass())
+                .childHandler(childHandler);
+        if (transport.isRdma()) {
+            // Every client connects from the VM's one address: the process's bound is the only one here.
+            bootstrap.option(RdmaChannelOption.MAX_CONNECTIONS_PER_ADDRESS, Integer.MAX_VALUE);
+        }
+        return bootstrap.bind(new InetSocketAddress(host, 0)).sync().channel();
     }
 
     private static int port(Channel server) {

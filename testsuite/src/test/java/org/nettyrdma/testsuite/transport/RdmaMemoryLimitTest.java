@@ -16,6 +16,7 @@
 package org.nettyrdma.testsuite.transport;
 
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.ConnectException;
@@ -36,10 +37,11 @@ import org.nettyrdma.testkit.RdmaTransportFixture;
 import org.nettyrdma.testkit.RingsOnEveryDevice;
 
 /**
- * A server at its limit of registered memory refuses a connection that would pass it, at once and
- * saying why, and takes connections again once one closes: the limit is process-wide, so the server
- * runs in a process of its own ({@code -Dorg.nettyrdma.maxRegisteredMemory}), and opens no ring on
- * any device, so that a connection's memory is the same on every device.
+ * A server at its limit of registered memory, or of connections, refuses a connection that would pass
+ * it, at once and saying why, and takes connections again once one closes: the limits are
+ * process-wide, so the server runs in a process of its own ({@code -Dorg.nettyrdma.maxRegisteredMemory},
+ * {@code -Dorg.nettyrdma.maxConnections}), and opens no ring on any device, so that a connection's
+ * memory is the same on every device.
  */
 class RdmaMemoryLimitTest {
 
@@ -52,6 +54,7 @@ class RdmaMemoryLimitTest {
      */
     private static final long LIMIT = 640 << 10;
     private static final int MOST_CONNECTS = 40;
+    private static final int CONNECTION_LIMIT = 4;
     /** Longer than a connection keeps its emptied staging block after its last send (1 to 2 s). */
     private static final long SPARE_KEPT_MILLIS = 2500;
 
@@ -85,22 +88,53 @@ class RdmaMemoryLimitTest {
             assertTrue(refused.getMessage().contains("its limit of registered memory"), "the refusal says why: "
                     + refused.getMessage());
 
-            held.remove(0).close().sync();
             // The server frees the first connection's share once it sees the close.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            Channel again = null;
-            while (again == null) {
-                try {
-                    again = echoOnce(address);
-                } catch (ConnectException e) {
-                    assertTrue(System.nanoTime() - deadline < 0, "a connection is taken again after one closed");
-                    Thread.sleep(200);
-                }
+            closeOneAndConnectAgain(held, address);
+        }
+    }
+
+    /**
+     * The other process-wide bound: a server process that holds as many connections as it may
+     * ({@code -Dorg.nettyrdma.maxConnections}) refuses the next one at once, saying why, and takes
+     * connections again once one closes.
+     */
+    @Test
+    void aConnectionBeyondTheProcessConnectionLimitIsRefusedWithTheReason() throws Exception {
+        try (ChildJvm server = ChildJvm.start(List.of("-D" + RdmaMemoryMetrics.CONNECTION_LIMIT_PROPERTY + '='
+                + CONNECTION_LIMIT), PeerProcess.class, "server", "0")) {
+            InetSocketAddress address = new InetSocketAddress(RdmaTestEnvironment.address(),
+                    Integer.parseInt(server.awaitLine("listening ", 60, TimeUnit.SECONDS)));
+            List<Channel> held = new ArrayList<>();
+            for (int i = 0; i < CONNECTION_LIMIT; i++) {
+                held.add(echoOnce(address));
             }
-            again.close().sync();
-            for (Channel channel : held) {
-                channel.close().sync();
+            ConnectException refused = assertThrows(ConnectException.class, () -> held.add(echoOnce(address)),
+                    "a connection beyond the server's connection limit");
+            System.out.println(held.size() + " connections held under a limit of " + CONNECTION_LIMIT
+                    + " connections, the next: " + refused);
+            assertTrue(refused.getMessage().contains(RdmaMemoryMetrics.CONNECTION_LIMIT_PROPERTY),
+                    "the refusal says why: " + refused.getMessage());
+            // The server frees the first connection's queue pair once it sees the close.
+            closeOneAndConnectAgain(held, address);
+        }
+    }
+
+    /** Closes the first of {@code held}, connects again within 30 s, and closes every connection. */
+    private void closeOneAndConnectAgain(List<Channel> held, InetSocketAddress address) throws Exception {
+        held.remove(0).close().sync();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Channel again = null;
+        while (again == null) {
+            try {
+                again = echoOnce(address);
+            } catch (ConnectException e) {
+                assertTrue(System.nanoTime() - deadline < 0, "a connection is taken again after one closed: " + e);
+                Thread.sleep(200);
             }
+        }
+        again.close().sync();
+        for (Channel channel : held) {
+            channel.close().sync();
         }
     }
 

@@ -24,8 +24,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * What a server channel lets its peers hold: how many accepted connections are still being set up
  * (accepted, no {@code HELLO} yet), which {@code SO_BACKLOG} bounds with the requests waiting to be
- * accepted, and how much registered memory the connections from each source address hold, which
- * {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS} bounds (docs/decisions.md#admission).
+ * accepted, and how many connections each source address has open and how much registered memory
+ * they hold, which {@link RdmaChannelOption#MAX_CONNECTIONS_PER_ADDRESS} and
+ * {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS} bound (docs/decisions.md#admission).
  * Each accepted channel holds a {@link Ticket} from its acceptance to its close. A backlog full of
  * connections that wait for their {@code HELLO} makes room for a new one by closing the oldest
  * ({@link #evictOldest()}): peers that connect and never speak, as fast as they can, cannot keep a
@@ -38,7 +39,7 @@ final class Admission {
     private final AtomicInteger settingUp = new AtomicInteger();
     /** The tickets of the connections being set up, oldest first. */
     private final ConcurrentLinkedQueue<Ticket> settingUpOrder = new ConcurrentLinkedQueue<>();
-    private final ConcurrentHashMap<InetAddress, Long> heldByAddress = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<InetAddress, AddressShare> byAddress = new ConcurrentHashMap<>();
 
     /** Returns the accepted connections that have not finished their set-up. */
     int settingUp() {
@@ -47,12 +48,19 @@ final class Admission {
 
     /** Returns the registered bytes the connections from {@code address} hold. */
     long held(InetAddress address) {
-        return heldByAddress.getOrDefault(address, 0L);
+        AddressShare share = byAddress.get(address);
+        return share != null ? share.held : 0;
     }
 
-    /** Returns the number of addresses whose connections hold registered memory. */
+    /** Returns the admitted connections from {@code address} that are not closed. */
+    int connections(InetAddress address) {
+        AddressShare share = byAddress.get(address);
+        return share != null ? share.connections : 0;
+    }
+
+    /** Returns the number of addresses with an admitted connection that is not closed. */
     int addresses() {
-        return heldByAddress.size();
+        return byAddress.size();
     }
 
     /** Takes a ticket for a connection just accepted: it counts as being set up until {@link Ticket#setUpEnded()}. */
@@ -79,31 +87,63 @@ final class Admission {
         return false;
     }
 
-    /** Adds {@code delta} to what {@code address} holds; an address that holds nothing leaves the map. */
-    private void add(InetAddress address, long delta) {
-        heldByAddress.compute(address, (key, held) -> {
-            long now = (held != null ? held : 0L) + delta;
-            return now == 0 ? null : now;
-        });
+    /**
+     * Adds {@code connections} and {@code bytes} to what {@code address} has; an address with no
+     * connection left leaves the map.
+     */
+    private void add(InetAddress address, int connections, long bytes) {
+        byAddress.compute(address, (key, share) -> (share != null ? share : AddressShare.NONE).plus(connections, bytes));
     }
 
     /**
-     * Adds {@code bytes} to what {@code address} holds if that stays within {@code cap}.
+     * Adds {@code connections} and {@code bytes} to what {@code address} has if that stays within
+     * {@code maxConnections} and {@code maxBytes}.
      *
-     * @return {@code false}, and nothing added, if it would not
+     * @return {@link Verdict#ADMITTED}, or, with nothing added, the bound it would pass
      */
-    private boolean tryAdd(InetAddress address, long bytes, long cap) {
-        boolean[] added = new boolean[1];
-        heldByAddress.compute(address, (key, held) -> {
-            long current = held != null ? held : 0L;
-            if (current + bytes > cap) {
-                return held;
+    private Verdict tryAdd(InetAddress address, int connections, long bytes, int maxConnections, long maxBytes) {
+        Verdict[] verdict = {Verdict.ADMITTED};
+        byAddress.compute(address, (key, share) -> {
+            AddressShare current = share != null ? share : AddressShare.NONE;
+            if (current.connections + connections > maxConnections) {
+                verdict[0] = Verdict.TOO_MANY_CONNECTIONS;
+                return share;
             }
-            added[0] = true;
-            long now = current + bytes;
-            return now == 0 ? null : now;
+            if (current.held + bytes > maxBytes) {
+                verdict[0] = Verdict.TOO_MUCH_MEMORY;
+                return share;
+            }
+            return current.plus(connections, bytes);
         });
-        return added[0];
+        return verdict[0];
+    }
+
+    /** Whether a connection was admitted, and if not, which bound of its address it would pass. */
+    enum Verdict {
+        ADMITTED,
+        /** {@link RdmaChannelOption#MAX_CONNECTIONS_PER_ADDRESS}. */
+        TOO_MANY_CONNECTIONS,
+        /** {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS}. */
+        TOO_MUCH_MEMORY
+    }
+
+    /** What the admitted connections of one address have: their number and the registered bytes they hold. */
+    private static final class AddressShare {
+        static final AddressShare NONE = new AddressShare(0, 0);
+
+        final int connections;
+        final long held;
+
+        AddressShare(int connections, long held) {
+            this.connections = connections;
+            this.held = held;
+        }
+
+        /** Returns this plus the deltas, or {@code null} (the address leaves the map) if no connection is left. */
+        AddressShare plus(int moreConnections, long moreBytes) {
+            int nowConnections = connections + moreConnections;
+            return nowConnections == 0 ? null : new AddressShare(nowConnections, held + moreBytes);
+        }
     }
 
     /**
@@ -118,34 +158,35 @@ final class Admission {
         private long held;
 
         /**
-         * Admits the connection from {@code source} if what that address holds, with the
-         * {@code atMost} bytes this connection can come to hold, stays within {@code cap}; those bytes
-         * are held until {@link #hold} says what the connection holds.
+         * Admits the connection from {@code source} if the connections of that address stay within
+         * {@code maxConnections} with it, and what they hold, with the {@code atMost} bytes this
+         * connection can come to hold, within {@code maxBytes}; those bytes are held until
+         * {@link #hold} says what the connection holds.
          *
-         * @return {@code false} if the address would pass its cap
+         * @return {@link Verdict#ADMITTED}, or the bound the address would pass
          */
-        boolean admit(InetAddress source, long atMost, long cap) {
+        Verdict admit(InetAddress source, long atMost, int maxConnections, long maxBytes) {
             if (address != null) {
                 throw new IllegalStateException("admitted already");
             }
-            if (!tryAdd(source, atMost, cap)) {
-                return false;
+            Verdict verdict = tryAdd(source, 1, atMost, maxConnections, maxBytes);
+            if (verdict == Verdict.ADMITTED) {
+                address = source;
+                held = atMost;
             }
-            address = source;
-            held = atMost;
-            return true;
+            return verdict;
         }
 
         /**
-         * Counts {@code bytes} more as held if the address stays within {@code cap} with them.
+         * Counts {@code bytes} more as held if the address stays within {@code maxBytes} with them.
          *
          * @return {@code false} if it would not; then nothing changed
          */
-        boolean holdMore(long bytes, long cap) {
+        boolean holdMore(long bytes, long maxBytes) {
             if (address == null) {
                 return true;
             }
-            if (!tryAdd(address, bytes, cap)) {
+            if (tryAdd(address, 0, bytes, Integer.MAX_VALUE, maxBytes) != Verdict.ADMITTED) {
                 return false;
             }
             held += bytes;
@@ -160,7 +201,7 @@ final class Admission {
         /** Says that the connection holds {@code bytes} now. */
         void hold(long bytes) {
             if (address != null && bytes != held) {
-                add(address, bytes - held);
+                add(address, 0, bytes - held);
                 held = bytes;
             }
         }
@@ -202,8 +243,11 @@ final class Admission {
         /** The connection is closed: it holds nothing any more. */
         void release() {
             setUpEnded();
-            hold(0);
-            address = null;
+            if (address != null) {
+                add(address, -1, -held);
+                held = 0;
+                address = null;
+            }
         }
     }
 }

@@ -24,6 +24,7 @@ import com.ibm.disni.verbs.impl.NativeDispatcher;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
+import org.nettyrdma.channel.rdma.internal.ConnectionBudget;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
@@ -69,8 +70,15 @@ final class QueuePairResources {
     /** The {@code ibv_mw*} over the open ring; 0 while none is open. */
     private long window;
     private boolean closed;
+    /** Whether this holds one of the process's {@link ConnectionBudget} queue pairs. */
+    private boolean counted;
 
-    private QueuePairResources(CompletionQueue cq, int cqEntries, long id, SharedReceiveQueue srq) {
+    /**
+     * Takes over what a connection was given before its queue pair exists: {@code cqEntries} reserved
+     * in {@code cq}, and the receive queue {@code srq}. {@link #close()} gives both back, whether or
+     * not {@link #open} made the queue pair.
+     */
+    QueuePairResources(CompletionQueue cq, int cqEntries, long id, SharedReceiveQueue srq) {
         this.device = cq.device();
         this.cq = cq;
         this.cqEntries = cqEntries;
@@ -79,27 +87,20 @@ final class QueuePairResources {
     }
 
     /**
-     * Creates the queue pair on {@code id}, taking its receives from {@code srq}, with
-     * {@code cqEntries} already reserved in {@code cq}: the result owns that reservation. All or
-     * nothing: on failure whatever was made is freed, in reverse order, and the reservation is returned.
+     * Creates the queue pair on {@code id}, taking its receives from the receive queue and completing
+     * into the completion queue, once one queue pair of the process's {@link ConnectionBudget} is
+     * reserved for it. On failure nothing more is held; {@link #close()} still frees what was given.
+     *
+     * @throws ConnectionBudget.LimitReachedException if the process holds as many queue pairs as it may
      */
-    static QueuePairResources create(CompletionQueue cq, int cqEntries, long id, SharedReceiveQueue srq,
-                                     int sendDepth, int maxInlineData) throws IOException {
-        QueuePairResources resources = new QueuePairResources(cq, cqEntries, id, srq);
-        boolean created = false;
-        try {
-            resources.open(sendDepth, maxInlineData);
-            created = true;
-            return resources;
-        } finally {
-            if (!created) {
-                resources.close();
-            }
-        }
+    void open(int sendDepth, int maxInlineData) throws IOException {
+        ConnectionBudget.reserve("a connection");
+        counted = true;
+        createQueuePair(sendDepth, maxInlineData);
     }
 
     /** Makes the queue pair, stored as soon as it exists so that {@link #close()} frees it. */
-    private void open(int sendDepth, int maxInlineData) throws IOException {
+    private void createQueuePair(int sendDepth, int maxInlineData) throws IOException {
         ByteBuffer cap = ByteBuffer.allocateDirect(RdmaNative.QP_CAP_SIZE).order(ByteOrder.nativeOrder());
         // Room for every control message inline whatever the user asked for: then none needs
         // registered memory, and a burst of closes takes no staging block.
@@ -262,6 +263,7 @@ final class QueuePairResources {
         try {
             deallocWindow(window);
             window = 0;
+            boolean destroyed = qp == 0;
             if (qp != 0) {
                 srq.detach(qpNum);
                 int result = verbs._destroyQP(id);
@@ -269,7 +271,16 @@ final class QueuePairResources {
                     logger.warn("qp {}: rdma_destroy_qp returned {}", qpNum, result);
                 } else {
                     srq.queuePairDestroyed();
+                    destroyed = true;
                 }
+            }
+            if (qp == 0) {
+                // No queue pair was made on it: a connection's own queue goes now.
+                srq.releaseIfUnused();
+            }
+            // A queue pair the device did not destroy still costs what the bound is for.
+            if (counted && destroyed) {
+                ConnectionBudget.release();
             }
         } finally {
             cq.unreserve(cqEntries);

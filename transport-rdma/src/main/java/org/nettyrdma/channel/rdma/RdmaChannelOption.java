@@ -91,6 +91,16 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
             "MAX_REGISTERED_MEMORY_PER_ADDRESS");
 
     /**
+     * How many connections from one source address a server holds open at once; an option of the
+     * server channel, default 1024. A connection costs more than its registered memory: a queue pair,
+     * the provider's queues in this process and the channel's objects. A connect request beyond it is
+     * refused at once, with the reason. The process's bound on all connections, clients included, is
+     * {@link RdmaMemoryMetrics#CONNECTION_LIMIT_PROPERTY} (docs/decisions.md#connection-bounds).
+     */
+    public static final ChannelOption<Integer> MAX_CONNECTIONS_PER_ADDRESS = valueOf(RdmaChannelOption.class,
+            "MAX_CONNECTIONS_PER_ADDRESS");
+
+    /**
      * Hands the data the peer RDMA-Wrote into this side's ring up the pipeline where it landed, without
      * a copy; default {@code false}. <b>The peer can still write into such a buffer until the pipeline
      * releases it</b>: bytes a decoder or handler already checked (a length, a header, a signature) may

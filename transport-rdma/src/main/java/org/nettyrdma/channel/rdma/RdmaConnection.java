@@ -171,20 +171,21 @@ final class RdmaConnection implements CompletionListener {
         this.maxRingSize = ownPd != null ? 0 : maxRingSize(config, device);
         int sendBufferSize = config.getSendBufferSize();
         int sendDepth = sendQueueDepth(config, device);
-        // A connection the limit cannot hold is refused now, with the reason, rather than after the
-        // peer's HELLO: what its first share adds to its receive queue, and room for one staging
-        // block beside it, without which it could receive but never send a message above the inline
-        // limit, and its peer would wait for an answer that cannot come. A peer that never speaks
-        // holds one slot until then, no more; a ring comes only when the peer asks, within the limit.
-        long atStart = srq.registrationNeeded(Math.min(RdmaReceiver.INITIAL_SHARE, slots)) + SendBlocks.BLOCK_SIZE;
-        if (!RegisteredMemoryBudget.hasRoom(atStart)) {
-            throw RegisteredMemoryBudget.refusal("a connection", atStart);
-        }
-        resources = QueuePairResources.create(cq, completionQueueEntries(config, device), id, srq, sendDepth,
-                config.getMaxInlineData());
-        qpNum = resources.qpNum();
+        // From here the connection owns the CQ reservation and the receive queue: close() gives them back.
+        resources = new QueuePairResources(cq, completionQueueEntries(config, device), id, srq);
         boolean created = false;
         try {
+            // A connection the limit cannot hold is refused now, with the reason, rather than after the
+            // peer's HELLO: what its first share adds to its receive queue, and room for one staging
+            // block beside it, without which it could receive but never send a message above the inline
+            // limit, and its peer would wait for an answer that cannot come. A peer that never speaks
+            // holds one slot until then, no more; a ring comes only when the peer asks, within the limit.
+            long atStart = srq.registrationNeeded(Math.min(RdmaReceiver.INITIAL_SHARE, slots)) + SendBlocks.BLOCK_SIZE;
+            if (!RegisteredMemoryBudget.hasRoom(atStart)) {
+                throw RegisteredMemoryBudget.refusal("a connection", atStart);
+            }
+            resources.open(sendDepth, config.getMaxInlineData());
+            qpNum = resources.qpNum();
             PartsListener listener = new PartsListener();
             receiver = new RdmaReceiver(listener, eventLoop, resources, slots, maxRingSize,
                     config.isReceiveInPlace(), accepted, counters);

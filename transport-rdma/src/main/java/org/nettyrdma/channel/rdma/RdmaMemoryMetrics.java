@@ -15,6 +15,7 @@
  */
 package org.nettyrdma.channel.rdma;
 
+import org.nettyrdma.channel.rdma.internal.ConnectionBudget;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
 import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
@@ -27,7 +28,10 @@ import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
  * {@link java.io.IOException} that says so, and a server refuses the connect request with that
  * reason. The limit is the system property {@link #LIMIT_PROPERTY} (bytes, 1 GiB by default).
  * Closing connections give their memory back when their last work request comes back;
- * {@link #drainTimeouts()} counts those that held it until a bound instead.
+ * {@link #drainTimeouts()} counts those that held it until a bound instead. Beside the registered
+ * memory, the connections open in the process ({@link #connections()}) have a limit of their own,
+ * the system property {@link #CONNECTION_LIMIT_PROPERTY}, since each costs memory that is not
+ * registered: its queue pair and its objects.
  *
  * <p>An immutable snapshot taken by {@link #snapshot()}; the counts are process-wide and may move
  * while it is taken.
@@ -39,6 +43,13 @@ public final class RdmaMemoryMetrics {
      * {@value}. It is read once, when the transport first registers memory.
      */
     public static final String LIMIT_PROPERTY = RegisteredMemoryBudget.LIMIT_PROPERTY;
+
+    /**
+     * The system property that sets how many connections (queue pairs) the process holds at once,
+     * clients and accepted ones together: {@value}, 16384 by default. It is read once, when the
+     * transport first makes a connection.
+     */
+    public static final String CONNECTION_LIMIT_PROPERTY = ConnectionBudget.LIMIT_PROPERTY;
 
     private final long registeredBytes;
     private final long connectionBytes;
@@ -53,6 +64,9 @@ public final class RdmaMemoryMetrics {
     private final long drainTimeouts;
     private final long registrationsMade;
     private final long sharedReceiveLimitEvents;
+    private final int connections;
+    private final int connectionLimit;
+    private final long refusedConnections;
 
     private RdmaMemoryMetrics() {
         registeredBytes = RegisteredMemoryBudget.used();
@@ -72,6 +86,9 @@ public final class RdmaMemoryMetrics {
         drainTimeouts = AbstractRdmaStreamChannel.drainTimeouts();
         registrationsMade = RegisteredMemoryBudget.registrationsMade();
         sharedReceiveLimitEvents = SharedReceiveQueue.limitEvents();
+        connections = ConnectionBudget.used();
+        connectionLimit = ConnectionBudget.limit();
+        refusedConnections = ConnectionBudget.refused();
     }
 
     /** Returns the counts now. */
@@ -181,6 +198,21 @@ public final class RdmaMemoryMetrics {
         return sharedReceiveLimitEvents;
     }
 
+    /** Returns the connections whose queue pair exists now, process-wide: clients and accepted ones. */
+    public int connections() {
+        return connections;
+    }
+
+    /** Returns how many connections the process may hold at once ({@link #CONNECTION_LIMIT_PROPERTY}). */
+    public int connectionLimit() {
+        return connectionLimit;
+    }
+
+    /** Returns how many connections the connection limit refused: connects that failed, and peers refused. */
+    public long refusedConnections() {
+        return refusedConnections;
+    }
+
     @Override
     public String toString() {
         return "RdmaMemoryMetrics(registered " + registeredBytes + " of " + limitBytes + " bytes: connections "
@@ -189,6 +221,7 @@ public final class RdmaMemoryMetrics {
                 + allocatorRegions + " regions; refused " + refusedRegistrations
                 + ", failed deregistrations " + failedDeregistrations + ", drain timeouts " + drainTimeouts
                 + ", registrations made " + registrationsMade + ", shared receive limit events "
-                + sharedReceiveLimitEvents + ')';
+                + sharedReceiveLimitEvents + "; connections " + connections + " of " + connectionLimit + ", refused "
+                + refusedConnections + ')';
     }
 }

@@ -38,8 +38,9 @@ import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
  * {@code somaxconn}) bounds the connections that have not finished their set-up: the connect
  * requests waiting to be accepted and the accepted connections whose peer has not sent its
  * {@code HELLO} yet; requests beyond it are refused at once, with the reason.
- * {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS} bounds what the connections from one
- * source address hold. Options for accepted channels are set with {@code ServerBootstrap.childOption}.
+ * {@link RdmaChannelOption#MAX_CONNECTIONS_PER_ADDRESS} and
+ * {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS} bound the connections from one source
+ * address and what they hold. Options for accepted channels are set with {@code ServerBootstrap.childOption}.
  */
 public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig implements ServerSocketChannelConfig {
 
@@ -47,6 +48,10 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
     private volatile boolean reuseAddress;
     private volatile int receiveBufferSize = RdmaSocketChannelConfig.DEFAULT_BUFFER_SIZE;
     private volatile long maxRegisteredMemoryPerAddress = RegisteredMemoryBudget.limit() / 2;
+    private volatile int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+
+    /** The default of {@link RdmaChannelOption#MAX_CONNECTIONS_PER_ADDRESS}. */
+    static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1024;
 
     RdmaServerSocketChannelConfig(RdmaServerSocketChannel channel) {
         super(channel);
@@ -55,7 +60,7 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), SO_BACKLOG, SO_REUSEADDR, SO_RCVBUF,
-                RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS);
+                RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, RdmaChannelOption.MAX_CONNECTIONS_PER_ADDRESS);
     }
 
     @SuppressWarnings("unchecked")
@@ -73,6 +78,9 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
         if (option == RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS) {
             return (T) Long.valueOf(getMaxRegisteredMemoryPerAddress());
         }
+        if (option == RdmaChannelOption.MAX_CONNECTIONS_PER_ADDRESS) {
+            return (T) Integer.valueOf(getMaxConnectionsPerAddress());
+        }
         return super.getOption(option);
     }
 
@@ -87,6 +95,8 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
             setReceiveBufferSize((Integer) value);
         } else if (option == RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS) {
             setMaxRegisteredMemoryPerAddress((Long) value);
+        } else if (option == RdmaChannelOption.MAX_CONNECTIONS_PER_ADDRESS) {
+            setMaxConnectionsPerAddress((Integer) value);
         } else {
             return super.setOption(option, value);
         }
@@ -115,6 +125,20 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
      */
     public RdmaServerSocketChannelConfig setMaxRegisteredMemoryPerAddress(long bytes) {
         this.maxRegisteredMemoryPerAddress = checkPositive(bytes, "maxRegisteredMemoryPerAddress");
+        return this;
+    }
+
+    /** Returns how many connections from one source address the server holds open at once. */
+    public int getMaxConnectionsPerAddress() {
+        return maxConnectionsPerAddress;
+    }
+
+    /**
+     * Sets how many connections from one source address the server holds open at once
+     * ({@link RdmaChannelOption#MAX_CONNECTIONS_PER_ADDRESS}); read when a connection is accepted.
+     */
+    public RdmaServerSocketChannelConfig setMaxConnectionsPerAddress(int connections) {
+        this.maxConnectionsPerAddress = checkPositive(connections, "maxConnectionsPerAddress");
         return this;
     }
 

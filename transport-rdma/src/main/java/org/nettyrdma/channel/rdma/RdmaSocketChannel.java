@@ -39,6 +39,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
 import org.nettyrdma.channel.rdma.internal.CmEventDispatcher;
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
+import org.nettyrdma.channel.rdma.internal.ConnectionBudget;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaLoop;
@@ -403,9 +404,12 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 if (t instanceof RegisteredMemoryBudget.LimitReachedException) {
                     reason = RejectReason.REGISTERED_MEMORY_LIMIT;
                     logger.warn("refusing a connection: {}", t.getMessage());
+                } else if (t instanceof ConnectionBudget.LimitReachedException) {
+                    reason = RejectReason.CONNECTION_LIMIT;
+                    logger.warn("refusing a connection: {}", t.getMessage());
                 } else if (t instanceof AddressLimitException) {
                     // At debug: a client can make this happen as often as it connects; it is told why.
-                    reason = RejectReason.ADDRESS_LIMIT;
+                    reason = ((AddressLimitException) t).reason;
                     logger.debug("refusing a connection: {}", t.getMessage());
                 } else {
                     reason = RejectReason.SERVER_ERROR;
@@ -462,7 +466,7 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
             }
             RdmaDevice device = RdmaDevice.of(context, source.getAddress());
             if (admission != null) {
-                admit(device);
+                admit();
             }
             CompletionQueue cq = loop.reserveCompletionQueue(device,
                     RdmaConnection.completionQueueEntries(config, device));
@@ -495,21 +499,32 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
         }
 
         /**
-         * Admits an accepted connection if its source address, with what the connection holds once
-         * set up, stays within the server's {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS};
+         * Admits an accepted connection if its source address stays within the server's
+         * {@link RdmaChannelOption#MAX_CONNECTIONS_PER_ADDRESS} with it, and, with what the connection
+         * holds once set up, within its {@link RdmaChannelOption#MAX_REGISTERED_MEMORY_PER_ADDRESS};
          * the peer's share of receive slots grows later only within it too ({@link #mayHoldMore}).
          */
-        private void admit(RdmaDevice device) throws IOException {
+        private void admit() throws IOException {
             InetSocketAddress peer = readAddress(false);
             if (peer == null) {
                 throw new IOException("the rdma_cm_id has no destination address");
             }
-            long cap = addressCap();
+            RdmaServerSocketChannelConfig serverConfig = ((RdmaServerSocketChannel) parent()).config();
+            int maxConnections = serverConfig.getMaxConnectionsPerAddress();
+            long maxBytes = addressCap();
             long atMost = RdmaConnection.registeredBytesAtStart(config);
-            if (!admission.admit(peer.getAddress(), atMost, cap)) {
-                throw new AddressLimitException("the connections from " + peer.getAddress().getHostAddress()
-                        + " would hold more than " + cap + " bytes of registered memory with this one ("
-                        + atMost + " bytes; RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS)");
+            switch (admission.admit(peer.getAddress(), atMost, maxConnections, maxBytes)) {
+                case ADMITTED:
+                    return;
+                case TOO_MANY_CONNECTIONS:
+                    throw new AddressLimitException(RejectReason.ADDRESS_CONNECTION_LIMIT, "the server holds "
+                            + maxConnections + " connections from " + peer.getAddress().getHostAddress()
+                            + " already (RdmaChannelOption.MAX_CONNECTIONS_PER_ADDRESS)");
+                default:
+                    throw new AddressLimitException(RejectReason.ADDRESS_LIMIT, "the connections from "
+                            + peer.getAddress().getHostAddress() + " would hold more than " + maxBytes
+                            + " bytes of registered memory with this one (" + atMost
+                            + " bytes; RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS)");
             }
         }
 
@@ -691,12 +706,16 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
         }
     }
 
-    /** An accepted connection its source address has no room for: refused with {@link RejectReason#ADDRESS_LIMIT}. */
+    /** An accepted connection its source address has no room for: refused with {@link #reason}. */
     private static final class AddressLimitException extends IOException {
         private static final long serialVersionUID = 1L;
 
-        AddressLimitException(String message) {
+        /** {@link RejectReason#ADDRESS_LIMIT} or {@link RejectReason#ADDRESS_CONNECTION_LIMIT}. */
+        final int reason;
+
+        AddressLimitException(int reason, String message) {
             super(message);
+            this.reason = reason;
         }
     }
 }

@@ -29,22 +29,57 @@ import org.junit.jupiter.api.Test;
 class AdmissionTest {
 
     private static final long CAP = 1000;
+    private static final int MAX = 1000;
 
     @Test
     void anAddressIsAdmittedWhileAllItsConnectionsCanComeToHoldFit() throws Exception {
         Admission admission = new Admission();
         InetAddress a = InetAddress.getByName("10.0.0.1");
         Admission.Ticket first = admission.enter();
-        assertTrue(first.admit(a, 400, CAP));
+        assertEquals(Admission.Verdict.ADMITTED, first.admit(a, 400, MAX, CAP));
         first.hold(100); // slots only until the HELLO
         Admission.Ticket second = admission.enter();
-        assertTrue(second.admit(a, 400, CAP));
+        assertEquals(Admission.Verdict.ADMITTED, second.admit(a, 400, MAX, CAP));
         assertEquals(500, admission.held(a));
         Admission.Ticket third = admission.enter();
-        assertFalse(third.admit(a, 600, CAP), "500 held and 600 more would pass the cap");
+        assertEquals(Admission.Verdict.TOO_MUCH_MEMORY, third.admit(a, 600, MAX, CAP), "500 held and 600 more would pass the cap");
         assertEquals(500, admission.held(a), "a refused connection holds nothing");
-        assertTrue(admission.enter().admit(InetAddress.getByName("10.0.0.2"), 600, CAP),
+        assertEquals(Admission.Verdict.ADMITTED, admission.enter().admit(InetAddress.getByName("10.0.0.2"), 600, MAX, CAP),
                 "another address has its own share");
+    }
+
+    @Test
+    void anAddressIsAdmittedWhileItsOpenConnectionsStayWithinTheirBound() throws Exception {
+        Admission admission = new Admission();
+        InetAddress a = InetAddress.getByName("10.0.0.1");
+        Admission.Ticket first = admission.enter();
+        Admission.Ticket second = admission.enter();
+        assertEquals(Admission.Verdict.ADMITTED, first.admit(a, 10, 2, CAP));
+        assertEquals(Admission.Verdict.ADMITTED, second.admit(a, 10, 2, CAP));
+        assertEquals(2, admission.connections(a));
+        Admission.Ticket third = admission.enter();
+        assertEquals(Admission.Verdict.TOO_MANY_CONNECTIONS, third.admit(a, 0, 2, CAP),
+                "a third connection passes the bound even if it holds nothing");
+        third.release();
+        assertEquals(2, admission.connections(a), "a refused connection was never counted");
+        assertEquals(Admission.Verdict.ADMITTED, admission.enter().admit(InetAddress.getByName("10.0.0.2"), 10, 2, CAP),
+                "another address has its own count");
+        first.release();
+        first.release();
+        assertEquals(1, admission.connections(a), "a connection counts once, until its close");
+        assertEquals(Admission.Verdict.ADMITTED, admission.enter().admit(a, 10, 2, CAP), "the closed one's room is free");
+    }
+
+    @Test
+    void anAddressWhoseConnectionsHoldNothingIsStillCounted() throws Exception {
+        Admission admission = new Admission();
+        InetAddress a = InetAddress.getByName("10.0.0.1");
+        Admission.Ticket ticket = admission.enter();
+        ticket.admit(a, 0, MAX, CAP);
+        assertEquals(1, admission.addresses());
+        assertEquals(1, admission.connections(a));
+        ticket.release();
+        assertEquals(0, admission.addresses(), "an address with no connection is forgotten");
     }
 
     @Test
@@ -52,7 +87,7 @@ class AdmissionTest {
         Admission admission = new Admission();
         InetAddress a = InetAddress.getByName("10.0.0.1");
         Admission.Ticket ticket = admission.enter();
-        ticket.admit(a, 400, CAP);
+        ticket.admit(a, 400, MAX, CAP);
         ticket.hold(100);
         assertEquals(100, admission.held(a));
         ticket.hold(400); // both HELLOs out: ring and send buffer registered
@@ -60,7 +95,7 @@ class AdmissionTest {
         ticket.release();
         ticket.release();
         assertEquals(0, admission.held(a));
-        assertEquals(0, admission.addresses(), "an address that holds nothing is forgotten");
+        assertEquals(0, admission.addresses(), "an address with no connection is forgotten");
     }
 
     @Test

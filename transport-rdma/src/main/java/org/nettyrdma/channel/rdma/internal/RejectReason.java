@@ -38,6 +38,10 @@ public final class RejectReason {
     public static final int SERVER_ERROR = 4;
     /** The connections from the client's address hold as much registered memory as the server allows one address. */
     public static final int ADDRESS_LIMIT = 5;
+    /** The client's address has as many connections open at the server as it allows one address. */
+    public static final int ADDRESS_CONNECTION_LIMIT = 6;
+    /** The server's process holds as many connections as it allows. */
+    public static final int CONNECTION_LIMIT = 7;
 
     private RejectReason() {
     }
@@ -76,6 +80,12 @@ public final class RejectReason {
             case ADDRESS_LIMIT:
                 return "the server's connections from this address hold as much registered memory as it allows one"
                         + " address (MAX_REGISTERED_MEMORY_PER_ADDRESS)";
+            case ADDRESS_CONNECTION_LIMIT:
+                return "the server holds as many connections from this address as it allows one address"
+                        + " (MAX_CONNECTIONS_PER_ADDRESS)";
+            case CONNECTION_LIMIT:
+                return "the server holds as many connections as its process allows (" + ConnectionBudget.LIMIT_PROPERTY
+                        + ")";
             default:
                 return "the server refused it for reason " + reason;
         }

@@ -285,6 +285,14 @@ public final class SharedReceiveQueue implements AutoCloseable {
         destroyIfUnused();
     }
 
+    /**
+     * A connection that made no queue pair on this queue gives it up: a connection's own queue is
+     * destroyed, a shared one only as {@link #queuePairDestroyed()} would.
+     */
+    public void releaseIfUnused() {
+        destroyIfUnused();
+    }
+
     private void destroyIfUnused() {
         // A connection's own queue goes with its queue pair, whatever it holds.
         if (queuePairs == 0 && !closed && book.reserved() == 0 && book.held() == 0

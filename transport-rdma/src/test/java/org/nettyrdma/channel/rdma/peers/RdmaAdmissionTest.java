@@ -226,6 +226,47 @@ class RdmaAdmissionTest {
     }
 
     /**
+     * An address holds no more connections open than the server's bound, whatever they hold: the next
+     * is refused at once with the reason, and a closed one's place is free again.
+     */
+    @Test
+    void oneAddressHoldsNoMoreConnectionsThanItsBound() throws Exception {
+        int bound = 3;
+        List<Channel> children = new CopyOnWriteArrayList<>();
+        Channel server = rdma.bind(rdma.server()
+                .option(RdmaChannelOption.MAX_CONNECTIONS_PER_ADDRESS, bound)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        children.add(ch);
+                        ch.closeFuture().addListener(f -> children.remove(ch));
+                        ch.pipeline().addLast(EchoHandler.INSTANCE);
+                    }
+                }));
+        List<Channel> clients = new ArrayList<>();
+        for (int i = 0; i < bound; i++) {
+            clients.add(connectEchoing(server));
+        }
+        ChannelFuture refused = rdma.client().handler(new ChannelInboundHandlerAdapter())
+                .connect(server.localAddress()).await();
+        System.out.println("connection " + (bound + 1) + " from one address, whose bound is " + bound + ": "
+                + refused.cause());
+        assertFalse(refused.isSuccess(), "a connection beyond the address's bound was refused");
+        assertInstanceOf(ConnectException.class, refused.cause());
+        assertTrue(refused.cause().getMessage().contains("MAX_CONNECTIONS_PER_ADDRESS"),
+                () -> "the refusal says why: " + refused.cause().getMessage());
+        Await.until(() -> children.size() == bound, 30, () -> children.size() + " children open, expected " + bound);
+
+        clients.remove(0).close().sync();
+        Await.until(() -> children.size() == bound - 1, 30, () -> "the closed client's child is gone");
+        clients.add(connectEchoing(server));
+        for (Channel client : clients) {
+            client.close().sync();
+        }
+        server.close().sync();
+    }
+
+    /**
      * Connections that may expose memory have a receive queue each, of their own: what the address's
      * bound counts for them is what the server registers, one slot (8 KiB) for a silent peer and its
      * first share (32 KiB) once the {@code HELLO} came, so silent peers pin no more than the bound
