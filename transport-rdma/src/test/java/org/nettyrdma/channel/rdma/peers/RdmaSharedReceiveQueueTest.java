@@ -38,6 +38,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaMemoryMetrics;
 import org.nettyrdma.channel.rdma.RdmaProtocolException;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
@@ -186,6 +187,52 @@ class RdmaSharedReceiveQueueTest {
             }
         }
         printRnr(rnrBefore);
+    }
+
+    /**
+     * On the loop's shared queue (the opt-in for trusted peers), flooders sending beyond their credit
+     * take receives that others' credits stand for: the device reports the queue low
+     * ({@code IBV_EVENT_SRQ_LIMIT_REACHED}), the loop posts the slots it had parked, and once the
+     * offenders are gone the queue holds every receive again. The well-behaved stream, on a queue of
+     * its own, arrives whole.
+     */
+    @Test
+    void aFloodOnTheSharedQueueRaisesItsLimitEventAndItIsRefilled(TestInfo test) throws Exception {
+        int flooders = 3;
+        int flood = 1000;
+        long eventsBefore = RdmaMemoryMetrics.snapshot().sharedReceiveLimitEvents();
+        ExecutorService threads = Executors.newFixedThreadPool(flooders);
+        List<RawRdmaClient> raws = new ArrayList<>();
+        try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test), receiveQueue(true))) {
+            List<HostilePeerServer.RawChild> children = new ArrayList<>();
+            for (int i = 0; i < flooders; i++) {
+                RawRdmaClient raw = RawRdmaClient.connect(server.address());
+                raws.add(raw);
+                children.add(server.nextRawChild());
+                raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+            }
+            byte[] credit = credit();
+            List<Future<List<RawRdmaClient.Completion>>> floods = new ArrayList<>();
+            for (RawRdmaClient raw : raws) {
+                floods.add(threads.submit(() -> raw.floodSends(credit, flood)));
+            }
+            for (Future<List<RawRdmaClient.Completion>> result : floods) {
+                result.get(120, TimeUnit.SECONDS);
+            }
+            for (HostilePeerServer.RawChild child : children) {
+                child.assertClosedWith(IOException.class, "");
+            }
+            long events = RdmaMemoryMetrics.snapshot().sharedReceiveLimitEvents() - eventsBefore;
+            System.out.println("limit events of the shared receive queue during the flood: " + events);
+            assertTrue(events > 0, "the device reported the shared queue low while flooders emptied it");
+            server.assertStreamIntact();
+            server.awaitReceivesWhole(HONEST_RESERVED);
+        } finally {
+            threads.shutdownNow();
+            for (RawRdmaClient raw : raws) {
+                raw.close();
+            }
+        }
     }
 
     /**
