@@ -219,11 +219,6 @@ final class OneSidedRequests {
         return landing.trimIfUnused();
     }
 
-    /** Returns {@code true} while requests wait or are in flight. */
-    boolean isBusy() {
-        return !waiting.isEmpty() || !posted.isEmpty();
-    }
-
     /** Completes the parts whose requests are {@code sequence} or older: they succeeded. */
     void completed(long sequence) {
         while (!posted.isEmpty() && posted.peek().sequence <= sequence) {

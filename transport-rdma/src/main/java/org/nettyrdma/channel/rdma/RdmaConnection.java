@@ -28,7 +28,6 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.concurrent.Future;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
-import org.nettyrdma.channel.rdma.internal.CompletionListener;
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
 import org.nettyrdma.channel.rdma.internal.HelloMessage;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
@@ -54,7 +53,7 @@ import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
  * <p>Used on the channel's event loop only, except the release of ring regions handed up
  * ({@link RdmaReceiver}).
  */
-final class RdmaConnection implements CompletionListener {
+final class RdmaConnection {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaConnection.class);
 
@@ -551,8 +550,13 @@ final class RdmaConnection implements CompletionListener {
         return sender.outstanding() + " sends";
     }
 
-    @Override
-    public void onCompletion(long wrId, int status, int opcode, int byteLength, int immediate, int flags) {
+    /**
+     * Handles one work completion of this connection's queue pair, on its event loop. For an error
+     * completion only {@code wrId}, {@code status} and {@code opcode} are meaningful ({@code opcode}
+     * is not, for flushed receives); {@code flags} are the completion's {@code wc_flags}
+     * ({@code RdmaNative.WC_WITH_INV}).
+     */
+    void onCompletion(long wrId, int status, int opcode, int byteLength, int immediate, int flags) {
         boolean receive = RdmaReceiver.isReceive(wrId);
         if (receive && (closed || aborted || status != WorkCompletionStatus.SUCCESS)) {
             // A shared slot that nobody takes goes back to the queue. After an abort, what the peer
