@@ -221,8 +221,10 @@ final class RdmaConnection {
      * while sends are in flight, at most {@code SO_SNDBUF}.
      */
     static long registeredBytesAtStart(RdmaSocketChannelConfig config) {
-        return QueuePairResources.registeredBytes(Math.min(RdmaReceiver.INITIAL_SHARE, config.getReceiveSlots()),
-                config.getSlotSize(), 0, 0);
+        int slots = Math.min(RdmaReceiver.INITIAL_SHARE, config.getReceiveSlots());
+        // A queue of its own registers whole regions.
+        return QueuePairResources.registeredBytes(hasOwnReceiveQueue(config) ? SharedReceiveQueue.ownCapacity(slots)
+                : slots, config.getSlotSize(), 0, 0);
     }
 
     /**

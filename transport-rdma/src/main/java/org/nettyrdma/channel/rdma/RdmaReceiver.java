@@ -199,7 +199,9 @@ final class RdmaReceiver {
 
     /** Returns the registered bytes of the shared queue reserved for this connection, and of its rings. */
     long registeredBytes() {
-        return (long) reserved * slotSize + ringBytes(rings.open()) + ringBytes(rings.closing());
+        // A queue of its own registers whole regions, more than the share before the HELLO.
+        long slots = srq.isOwn() ? srq.registeredBytes() : (long) reserved * slotSize;
+        return slots + ringBytes(rings.open()) + ringBytes(rings.closing());
     }
 
     private static long ringBytes(OfferedRing ring) {
@@ -539,7 +541,8 @@ final class RdmaReceiver {
         if (slots == 0) {
             return;
         }
-        long bytes = (long) slots * slotSize;
+        // What the connection comes to hold: a queue of its own registers whole regions.
+        long bytes = srq.isOwn() ? srq.registrationNeeded(slots) : (long) slots * slotSize;
         // Receiving more must not cost the ability to answer: the process's limit keeps room for a
         // staging block beside the new slots, as it did when the connection was admitted.
         if (!srq.hasRoom(slots)

@@ -60,6 +60,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /** The slots registered at a time: one memory region each. */
     static final int CHUNK_SLOTS = 32;
+    /**
+     * The slots of one memory region in a connection's own queue: a peer's first share, so that an
+     * idle connection's receives are one registration, made at its accept and undone at its close.
+     */
+    static final int OWN_CHUNK_SLOTS = 4;
     /** A shared receive's {@code wr_id} carries this bit (the sign bit), with the queue's id and the slot. */
     static final long SHARED_TAG = 1L << 63;
     /** Every receive's {@code wr_id} carries this bit; sends carry sequence numbers below it. */
@@ -83,7 +88,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final boolean own;
     private final long pd;
     private final int slotSize;
-    /** The slots of one memory region: {@link #CHUNK_SLOTS}, or 1 in a connection's own queue. */
+    /** The slots of one memory region: {@link #CHUNK_SLOTS}, or {@link #OWN_CHUNK_SLOTS} in a connection's own queue. */
     private final int chunkSlots;
     private final int id;
     private final int capacity;
@@ -123,9 +128,10 @@ public final class SharedReceiveQueue implements AutoCloseable {
         this.ownPd = ownPd;
         this.pd = ownPd != null ? ownPd.handle() : device.pd();
         this.slotSize = slotSize;
-        this.chunkSlots = own ? 1 : CHUNK_SLOTS;
+        this.chunkSlots = own ? OWN_CHUNK_SLOTS : CHUNK_SLOTS;
         this.id = id;
-        this.capacity = own ? Math.min(capacity, device.maxSrqWr()) : capacityOn(device, capacity);
+        this.capacity = own ? Math.min(capacity, device.maxSrqWr() / OWN_CHUNK_SLOTS * OWN_CHUNK_SLOTS)
+                : capacityOn(device, capacity);
         this.unused = unused;
         book = new SharedSlots(new Chunks(), chunkSlots, this.capacity, !own);
         chain.claim(id);
@@ -165,11 +171,12 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /**
      * Returns the receives a connection's own queue holds for a peer credited at most {@code slots}:
-     * them, since a queue of one connection keeps no margin. All of them complete into the
+     * them, rounded up to its regions of {@link #OWN_CHUNK_SLOTS}, since a queue of one connection
+     * keeps no margin. It posts no more than the peer was credited; all it can post complete into the
      * connection's completion queue, which reserves as many (docs/decisions.md#completion-queue-bound).
      */
     public static int ownCapacity(int slots) {
-        return slots;
+        return (slots + OWN_CHUNK_SLOTS - 1) / OWN_CHUNK_SLOTS * OWN_CHUNK_SLOTS;
     }
 
     /** Returns {@code true} if {@code wrId} is a shared receive's. */

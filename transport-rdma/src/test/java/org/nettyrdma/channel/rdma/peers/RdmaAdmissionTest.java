@@ -108,9 +108,8 @@ class RdmaAdmissionTest {
                     + " so the server held them all at once");
             assertEquals(0, silent.disconnected(), "no silent peer was dropped before its deadline");
             assertEquals(registeredBefore, held.connectionBytes(), "silent peers hold no registered memory of their own");
-            // One slot each, a sixteenth spare, and a chunk of 32 slots of rounding, on each loop, as a
-            // shared queue would hold them: a queue of its own registers one slot and no spare.
-            long slots = SILENT_PEERS + SILENT_PEERS / 16 + 2 * 32;
+            // A queue of its own registers one region of a first share for a silent peer, and no spare.
+            long slots = SILENT_PEERS * INITIAL_SHARE;
             assertTrue(sharedGrowth <= slots * DEFAULT_SLOT_SIZE, "the receive queues grew by "
                     + sharedGrowth + " bytes for " + SILENT_PEERS + " silent peers");
 
@@ -268,8 +267,8 @@ class RdmaAdmissionTest {
 
     /**
      * Connections that may expose memory have a receive queue each, of their own: what the address's
-     * bound counts for them is what the server registers, one slot (8 KiB) for a silent peer and its
-     * first share (32 KiB) once the {@code HELLO} came, so silent peers pin no more than the bound
+     * bound counts for them is what the server registers, one region of a first share (32 KiB) for a
+     * silent peer and for one whose {@code HELLO} came, so silent peers pin no more than the bound
      * and an honest client beyond it is refused with the reason.
      */
     @Test
@@ -308,8 +307,8 @@ class RdmaAdmissionTest {
         // Room for the honest connection, three silent ones, and the first share a fourth is admitted
         // against: a fifth would pass the bound.
         int silentPeers = 4;
-        long slot = DEFAULT_SLOT_SIZE;
-        long bound = counted + (silentPeers - 1) * slot + INITIAL_SHARE * slot;
+        long region = INITIAL_SHARE * DEFAULT_SLOT_SIZE;
+        long bound = counted + silentPeers * region;
         server.config().setOption(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, bound);
         long baseline = RdmaMemoryMetrics.snapshot().registeredBytes();
         try (SilentPeers silent = SilentPeers.connect((InetSocketAddress) server.localAddress(), silentPeers)) {
@@ -319,7 +318,7 @@ class RdmaAdmissionTest {
             System.out.printf("%d silent peers: the connections' own receive queues registered %d bytes in "
                     + "all, the address's bound %d; the process registered %d bytes more for them%n",
                     silentPeers, pinned, bound, held.registeredBytes() - baseline);
-            assertEquals(counted + silentPeers * slot, pinned, "one slot for each silent peer, registered");
+            assertEquals(counted + silentPeers * region, pinned, "one region of a first share for each silent peer");
             assertTrue(pinned <= bound, pinned + " bytes pinned, beyond the bound of " + bound);
 
             ChannelFuture refused = rdma.client().handler(new ChannelInboundHandlerAdapter())
