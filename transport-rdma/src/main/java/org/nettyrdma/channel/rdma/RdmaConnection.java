@@ -222,9 +222,10 @@ final class RdmaConnection {
      */
     static long registeredBytesAtStart(RdmaSocketChannelConfig config) {
         int slots = Math.min(RdmaReceiver.INITIAL_SHARE, config.getReceiveSlots());
-        // A queue of its own registers whole regions.
-        return QueuePairResources.registeredBytes(hasOwnReceiveQueue(config) ? SharedReceiveQueue.ownCapacity(slots)
-                : slots, config.getSlotSize(), 0, 0);
+        // A queue of its own registers whole regions: its first is the first share.
+        return QueuePairResources.registeredBytes(hasOwnReceiveQueue(config)
+                ? Math.max(slots, SharedReceiveQueue.ownRegionSlots(config.getReceiveSlots())) : slots,
+                config.getSlotSize(), 0, 0);
     }
 
     /**

@@ -88,7 +88,10 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final boolean own;
     private final long pd;
     private final int slotSize;
-    /** The slots of one memory region: {@link #CHUNK_SLOTS}, or {@link #OWN_CHUNK_SLOTS} in a connection's own queue. */
+    /**
+     * The slots of one memory region: {@link #CHUNK_SLOTS}, or in a connection's own queue
+     * {@link #OWN_CHUNK_SLOTS} (its capacity, if that is less).
+     */
     private final int chunkSlots;
     private final int id;
     private final int capacity;
@@ -128,10 +131,10 @@ public final class SharedReceiveQueue implements AutoCloseable {
         this.ownPd = ownPd;
         this.pd = ownPd != null ? ownPd.handle() : device.pd();
         this.slotSize = slotSize;
-        this.chunkSlots = own ? OWN_CHUNK_SLOTS : CHUNK_SLOTS;
         this.id = id;
-        this.capacity = own ? Math.min(capacity, device.maxSrqWr() / OWN_CHUNK_SLOTS * OWN_CHUNK_SLOTS)
-                : capacityOn(device, capacity);
+        this.capacity = own ? Math.min(capacity, device.maxSrqWr()) : capacityOn(device, capacity);
+        // A region may reach past an own queue's capacity; its slots there are never posted.
+        this.chunkSlots = own ? ownRegionSlots(this.capacity) : CHUNK_SLOTS;
         this.unused = unused;
         book = new SharedSlots(new Chunks(), chunkSlots, this.capacity, !own);
         chain.claim(id);
@@ -171,12 +174,16 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /**
      * Returns the receives a connection's own queue holds for a peer credited at most {@code slots}:
-     * them, rounded up to its regions of {@link #OWN_CHUNK_SLOTS}, since a queue of one connection
-     * keeps no margin. It posts no more than the peer was credited; all it can post complete into the
+     * them, since a queue of one connection keeps no margin. All of them complete into the
      * connection's completion queue, which reserves as many (docs/decisions.md#completion-queue-bound).
      */
     public static int ownCapacity(int slots) {
-        return (slots + OWN_CHUNK_SLOTS - 1) / OWN_CHUNK_SLOTS * OWN_CHUNK_SLOTS;
+        return slots;
+    }
+
+    /** Returns the slots of one memory region of a connection's own queue for a peer credited at most {@code slots}. */
+    public static int ownRegionSlots(int slots) {
+        return Math.min(OWN_CHUNK_SLOTS, ownCapacity(slots));
     }
 
     /** Returns {@code true} if {@code wrId} is a shared receive's. */

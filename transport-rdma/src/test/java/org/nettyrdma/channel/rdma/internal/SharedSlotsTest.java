@@ -310,12 +310,26 @@ class SharedSlotsTest {
     void aConnectionsOwnQueueHoldsItsLargestShareAndNoMore() throws Exception {
         // All of its receives complete into its connection's completion queue, which reserves this many.
         assertEquals(64, SharedReceiveQueue.ownCapacity(64));
-        for (int slots : new int[] {1, 4, 16, 64, 4096}) {
-            SharedSlots own = new SharedSlots(new FifoQueue(), 1, SharedReceiveQueue.ownCapacity(slots), false);
+        for (int slots : new int[] {1, 3, 4, 6, 16, 64, 4096}) {
+            int capacity = SharedReceiveQueue.ownCapacity(slots);
+            SharedSlots own = new SharedSlots(new FifoQueue(), SharedReceiveQueue.ownRegionSlots(capacity), capacity,
+                    false);
             own.reserve(slots);
             assertEquals(slots, own.posted(), "slots " + slots);
             assertFalse(own.hasRoom(1), "slots " + slots);
         }
+    }
+
+    @Test
+    void aConnectionsOwnQueuePostsOnlyWhatItsPeerIsCreditedFromItsFirstRegion() throws Exception {
+        int capacity = SharedReceiveQueue.ownCapacity(64);
+        SharedSlots own = new SharedSlots(new FifoQueue(), SharedReceiveQueue.ownRegionSlots(capacity), capacity, false);
+        own.reserve(1); // before the HELLO: the one slot for the peer's HELLO
+        assertEquals(4, own.registered(), "one region of a first share");
+        assertEquals(1, own.posted(), "no more posted than credited");
+        own.reserve(3); // the first share
+        assertEquals(4, own.registered());
+        assertEquals(4, own.posted());
     }
 
     @Test
