@@ -370,7 +370,7 @@ final class RdmaSender {
     /**
      * Stages and posts as much of {@code in} as credits, send space and the send queue allow. Nothing is
      * removed from {@code in} here: the bytes leave it when the work requests carrying them complete
-     * ({@link #removeSent}), so a write's promise says the device delivered it.
+     * ({@link #completed}), so a write's promise says the device delivered it.
      *
      * @return {@code false} if it did not flush: sent bytes are being removed, or it closed meanwhile
      */
@@ -431,11 +431,6 @@ final class RdmaSender {
     /** Returns {@code true} if the last {@link #flush} left data behind because the peer had no slot left. */
     boolean stalledOnCredit() {
         return stalledOnCredit;
-    }
-
-    /** Takes the messages whose {@code units} completed out of {@code in}; listeners may not flush meanwhile. */
-    void removeSent(ChannelOutboundBuffer in, long units) {
-        flushed.removeSent(in, units);
     }
 
     private boolean stageWrite() throws IOException {
