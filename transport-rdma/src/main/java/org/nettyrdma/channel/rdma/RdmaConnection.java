@@ -422,11 +422,6 @@ final class RdmaConnection {
                 + bound + " ms): the peer stopped reading, or holds credit it does not return"));
     }
 
-    /** Takes the messages whose {@code units} completed out of {@code in}; listeners may not flush meanwhile. */
-    void removeSent(ChannelOutboundBuffer in, long units) {
-        sender.removeSent(in, units);
-    }
-
     /**
      * Posts a message without payload ({@code CREDIT}, {@code SHUTDOWN_OUTPUT}, {@code CLOSE}) if a
      * slot, send space and a send queue entry are free.
