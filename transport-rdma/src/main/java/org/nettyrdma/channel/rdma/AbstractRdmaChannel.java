@@ -41,9 +41,12 @@ import org.nettyrdma.channel.rdma.internal.RejectReason;
  * the channel's handle with an {@link RdmaIoHandler} loop and keeps the registration, holds the
  * channel's {@code rdma_cm_id} and frees it (refusing the peer first, for an accepted id no loop took),
  * and keeps the channel's one {@link RdmaChannelState}, which changes only through
- * {@link #transition}. Close moves the channel to {@link RdmaChannelState#CLOSING}; the subclass
- * frees what it holds, at once or once its work requests have come back, and then
- * {@link #closed()} makes it {@link RdmaChannelState#CLOSED}.
+ * {@link #transition}.
+ *
+ * <p>Closing runs in steps, one verb each and in this order: {@link #doClose()} moves the channel to
+ * {@link RdmaChannelState#CLOSING} and calls {@link #beginClose()}; the subclass frees what it holds,
+ * at once or once its work requests have come back (a stream channel's {@link CloseDrain}); then
+ * {@link #finishClose()} makes it {@link RdmaChannelState#CLOSED} and calls {@link #closeFinished()}.
  *
  * <p>Threading: as every Netty channel, all work happens on its event loop; the state is read from
  * any thread ({@link #isOpen()}, {@link #isActive()}).
@@ -170,20 +173,21 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
             return;
         }
         transition(RdmaChannelState.CLOSING);
-        close0();
+        beginClose();
     }
 
     /**
-     * Lets go of what the channel holds, now that it is {@link RdmaChannelState#CLOSING}: at once, or
-     * once its work requests have come back; either way ending with {@link #closed()}.
+     * The first step of closing: lets go of what the channel holds, now that it is
+     * {@link RdmaChannelState#CLOSING}, at once or once its work requests have come back; either way
+     * ending with {@link #finishClose()}.
      */
-    abstract void close0() throws Exception;
+    abstract void beginClose() throws Exception;
 
-    /** Makes the channel {@link RdmaChannelState#CLOSED}, once everything native was freed. */
-    final void closed() {
+    /** The last step of closing: makes the channel {@link RdmaChannelState#CLOSED}, once everything native was freed. */
+    final void finishClose() {
         if (state != RdmaChannelState.CLOSED) {
             transition(RdmaChannelState.CLOSED);
-            freed();
+            closeFinished();
         }
         if (registration != null) {
             // Freed without waiting for the last completions (loop shutdown, device removal, a drain
@@ -220,7 +224,7 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
     }
 
     /** The channel has just become {@link RdmaChannelState#CLOSED}: it holds nothing native any more. */
-    void freed() {
+    void closeFinished() {
     }
 
     /**

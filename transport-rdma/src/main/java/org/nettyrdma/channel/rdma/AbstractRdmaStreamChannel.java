@@ -17,8 +17,6 @@ package org.nettyrdma.channel.rdma;
 
 import java.io.IOException;
 import java.nio.channels.NotYetConnectedException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -30,65 +28,27 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
 import io.netty.channel.RecvByteBufAllocator;
-import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.DuplexChannel;
-import io.netty.util.concurrent.Future;
-import io.netty.util.internal.logging.InternalLogger;
-import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaIoEvent;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 
 /**
- * The byte stream of an RDMA channel over its {@link RdmaConnection}: writes, the read loop, both
- * halves of a close, and the close that lets the queue pair's work requests come back before it frees
- * them. How the connection is made is the subclass's ({@link RdmaSocketChannel}).
+ * The byte stream of an RDMA channel over its {@link RdmaConnection}: writes, the read loop and both
+ * halves of a close ({@link HalfClosure}). The close lets the queue pair's work requests come back
+ * before it frees them ({@link CloseDrain}). How the connection is made is the subclass's
+ * ({@link RdmaSocketChannel}).
  *
- * <p>A close sends the peer a {@code CLOSE} after the data already posted (once the peer returns a
- * slot, if it holds them all) and waits for the last sends to complete, as a TCP close lets the
- * kernel deliver what was written. Then it moves the queue pair to the error state and disconnects:
- * every request still posted comes back flushed (a flushed request completes even when unsignaled),
- * and once none is outstanding the queue pair, its memory and the id are freed and the registration
- * leaves the loop. The wait for the last sends ends early when
- * the peer disconnects, since a peer that is gone acknowledges nothing, and after
- * {@link #DRAIN_TIMEOUT_MILLIS} at the latest: a peer that neither reads nor disconnects would
- * otherwise hold the queue pair for its retries (docs/decisions.md#bounded-drain). A connection that
- * failed (the peer broke the protocol, a work request failed) sends no {@code CLOSE} and waits for
- * nothing: its queue pair goes to the error state before the pipeline hears of the failure, so that a
- * hostile peer takes no further receive of the loop's shared queue (docs/security.md).
+ * <p>Threading: as every Netty channel, all work happens on its event loop.
  */
 abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements DuplexChannel {
-
-    private static final InternalLogger logger = InternalLoggerFactory.getInstance(AbstractRdmaStreamChannel.class);
-    /**
-     * The longest a closing channel waits for the peer to acknowledge its last sends before it
-     * disconnects, and then for the flushed requests to come back before it frees the queue pair.
-     */
-    static final long DRAIN_TIMEOUT_MILLIS = 2000;
-
-    /** How often, process-wide, a closing channel's wait ran into {@link #DRAIN_TIMEOUT_MILLIS}. */
-    private static final AtomicLong DRAIN_TIMEOUTS = new AtomicLong();
 
     volatile RdmaConnection connection;
     /** What {@code metrics()} reports once the connection is gone. */
     RdmaChannelMetrics metricsAtClose = RdmaChannelMetrics.NONE;
-    /** This side shut its input down, or the peer's end of input was read with half-closure allowed. */
-    boolean inputShutdown;
-    /** This side shut its output down, or its writes failed with AUTO_CLOSE off. */
-    boolean outputShutdown;
-    /** The peer sent CLOSE: it sends nothing more and needs no CLOSE back. */
-    boolean peerClosed;
-    /** The peer disconnected (DISCONNECTED, or this side's requests were flushed). */
-    boolean disconnected;
-    /** The connection's device is going away: close at once, without telling the peer or waiting. */
-    boolean deviceRemoved;
-    /** The queue pair was told to disconnect: its outstanding work requests come back flushed. */
-    private boolean disconnecting;
-    /** Ends a closing channel's wait for its last work requests; {@code null} while none is scheduled. */
-    private Future<?> drainDeadline;
-    /** The CM said the peer disconnected: the flushes that follow end the input, as the event would have. */
-    private boolean peerDisconnectSeen;
+    /** The close after {@link RdmaChannelState#CLOSING}: the wait for the last work requests, then the free. */
+    final CloseDrain drain = new CloseDrain(this);
+    private final HalfClosure halves = new HalfClosure(this);
     private boolean readPending;
     /**
      * A read is queued on the loop. One is enough however often {@code read()} is called before it
@@ -97,7 +57,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
     private boolean readScheduled;
     private final Runnable readTask = () -> {
         readScheduled = false;
-        ((RdmaStreamUnsafe) unsafe()).readNow();
+        streamUnsafe().readNow();
     };
 
     AbstractRdmaStreamChannel(Channel parent) {
@@ -107,6 +67,11 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
     @Override
     public abstract RdmaSocketChannelConfig config();
 
+    /** Returns the channel's handle, which receives its connection's events. */
+    final RdmaStreamUnsafe streamUnsafe() {
+        return (RdmaStreamUnsafe) unsafe();
+    }
+
     /** Returns the device of the channel's connection, or {@code null} before it has one. */
     final RdmaDevice device() {
         RdmaConnection current = connection;
@@ -115,12 +80,12 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
 
     @Override
     public boolean isInputShutdown() {
-        return inputShutdown || !isActive();
+        return halves.isInputShut() || !isActive();
     }
 
     @Override
     public boolean isOutputShutdown() {
-        return outputShutdown || !isActive();
+        return halves.isOutputShut() || !isActive();
     }
 
     @Override
@@ -165,10 +130,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
             promise.setFailure(new NotYetConnectedException());
             return;
         }
-        // The peer cannot be told to stop sending without closing; the input side is cut locally:
-        // whatever arrives from now on is dropped (and credited back, so the peer is not stalled).
-        inputShutdown = true;
-        halfClosed();
+        halves.shutInput();
         promise.setSuccess();
     }
 
@@ -191,13 +153,6 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         return promise;
     }
 
-    /** One direction of an active channel ended: it is half-closed. */
-    private void halfClosed() {
-        if (state() == RdmaChannelState.ACTIVE) {
-            transition(RdmaChannelState.HALF_CLOSED);
-        }
-    }
-
     @Override
     protected void doDisconnect() throws Exception {
         doClose();
@@ -208,11 +163,9 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         if (!isActive()) {
             throw new NotYetConnectedException();
         }
-        if (outputShutdown) {
+        if (!halves.shutOutput()) {
             return;
         }
-        outputShutdown = true;
-        halfClosed();
         // In order with the data already posted: the peer reads everything, then the end of input.
         if (connection != null) {
             connection.sendEndOfStream(RdmaProtocol.TYPE_SHUTDOWN_OUTPUT);
@@ -220,84 +173,8 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
     }
 
     @Override
-    void close0() throws Exception {
-        if (connection != null && connection.isReady() && !connection.isAborted() && !peerClosed && !deviceRemoved) {
-            // Tell the peer in band, after the data already posted, and let the last sends complete
-            // before disconnecting, as a TCP close lets the kernel deliver what was written.
-            try {
-                connection.sendEndOfStream(RdmaProtocol.TYPE_CLOSE);
-            } catch (IOException e) {
-                // The queue pair is broken: the peer learns of the close from the disconnect.
-                logger.debug("{}: sending CLOSE failed", this, e);
-            }
-        }
-        if (connection == null || deviceRemoved) {
-            teardown();
-            return;
-        }
-        if (!connection.hasOutstandingSends() && !connection.endOfStreamOwed()) {
-            disconnectQueuePair();
-        }
-        freeIfDrained();
-        if (state() == RdmaChannelState.CLOSING) {
-            scheduleDrainTimeout();
-        }
-    }
-
-    private void drainTimedOut() {
-        if (state() != RdmaChannelState.CLOSING || connection == null) {
-            return;
-        }
-        // What already came back counts as in time, and may end the drain (freeIfDrained) or its first wait.
-        boolean wasDisconnecting = disconnecting;
-        afterCompletionsSeen(() -> drainOverdue(wasDisconnecting));
-    }
-
-    private void drainOverdue(boolean wasDisconnecting) {
-        if (state() != RdmaChannelState.CLOSING || connection == null) {
-            return;
-        }
-        if (disconnecting != wasDisconnecting) {
-            scheduleDrainTimeout();
-            return;
-        }
-        DRAIN_TIMEOUTS.incrementAndGet();
-        if (!disconnecting) {
-            logger.debug("{}: the peer acknowledged not every send within {} ms of the close: disconnecting",
-                    this, DRAIN_TIMEOUT_MILLIS);
-            disconnectQueuePair();
-            freeIfDrained();
-            if (state() == RdmaChannelState.CLOSING) {
-                scheduleDrainTimeout();
-            }
-            return;
-        }
-        // In the error state the device flushes every posted request; if the flushes do not reach
-        // the channel (its loop is shutting down and polls no more), waiting longer only holds memory.
-        logger.debug("{}: {} not flushed {} ms after the queue pair went to the error state: freeing it",
-                this, connection.describeOutstanding(), DRAIN_TIMEOUT_MILLIS);
-        teardown();
-    }
-
-    private void scheduleDrainTimeout() {
-        drainDeadline = eventLoop().schedule(this::drainTimedOut, DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
-    }
-
-    /** Returns how often a closing channel's wait ran into the bound ({@link RdmaMemoryMetrics#drainTimeouts()}). */
-    static long drainTimeouts() {
-        return DRAIN_TIMEOUTS.get();
-    }
-
-    /**
-     * The peer disconnected or failed while this side waits for its last sends: nothing will be
-     * acknowledged any more, so the queue pair goes to the error state now and the drain ends with
-     * the flushes, not with the timeout.
-     */
-    final void peerGoneWhileClosing() {
-        if (state() == RdmaChannelState.CLOSING && connection != null) {
-            disconnectQueuePair();
-            freeIfDrained();
-        }
+    void beginClose() throws Exception {
+        drain.begin(halves.peerOwedClose());
     }
 
     /**
@@ -312,50 +189,28 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
      * ({@link RdmaConnection#disconnect}). Only if even that fails does the input end at once.
      */
     final void peerDisconnected() {
-        peerDisconnectSeen = true;
         if (connection != null) {
-            disconnectQueuePair();
+            drain.disconnect();
         }
         if (connection == null || connection.outstandingWorkRequests() == 0) {
-            ((RdmaStreamUnsafe) unsafe()).connectionLost();
-        }
-    }
-
-    /** Moves the queue pair to the error state and disconnects: every request still posted comes back flushed. */
-    private void disconnectQueuePair() {
-        if (!disconnecting) {
-            disconnecting = true;
-            connection.disconnect();
+            streamUnsafe().connectionLost();
         }
     }
 
     /**
-     * Frees a closing channel's queue pair once every work request it posted has come back: only then
-     * does no completion refer to its memory, and its registration leaves the loop. A disconnect
-     * leaves a send outstanding until every completion of the queue pair came back
-     * ({@link RdmaConnection#disconnect}), so none outstanding while closing means none will come.
+     * The step of closing after the drain: disconnects and frees everything native, now; the channel
+     * is {@link RdmaChannelState#CLOSED} after.
      */
-    private void freeIfDrained() {
-        if (state() == RdmaChannelState.CLOSING && connection != null && connection.outstandingWorkRequests() == 0) {
-            teardown();
-        }
-    }
-
-    /** Disconnects and frees everything native, now; the channel is {@link RdmaChannelState#CLOSED} after. */
-    final void teardown() {
-        if (drainDeadline != null) {
-            // A drain that ended in time: the task would hold the closed channel until it ran.
-            drainDeadline.cancel(false);
-            drainDeadline = null;
-        }
+    final void free() {
+        drain.cancelDeadline();
         if (connection != null) {
-            disconnectQueuePair();
+            drain.disconnect();
             connection.close();
             metricsAtClose = connection.metrics(false);
             connection = null;
         }
         freeId();
-        closed();
+        finishClose();
     }
 
     @Override
@@ -410,7 +265,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
             if (connection != null) {
                 connection.onCompletion(event.wrId(), event.status(), event.opcode(), event.byteLength(),
                         event.immediate(), event.flags());
-                freeIfDrained();
+                drain.freeIfDrained();
             }
         }
 
@@ -426,7 +281,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
                 closeForcibly();
             }
             if (state() == RdmaChannelState.CLOSING) {
-                teardown();
+                free();
             }
         }
 
@@ -446,19 +301,13 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
 
         @Override
         public void sendsDrained() {
-            if (!isOpen() && connection != null && !connection.endOfStreamOwed()) {
-                disconnectQueuePair();
-            }
+            drain.lastSendsCompleted();
         }
 
         @Override
         public void connectionFailed(Throwable cause) {
-            // First of all, and even while closing: a failed connection takes nothing more from its
-            // peer, whose Sends would otherwise go on taking receives of the loop's shared queue.
-            if (connection != null && !deviceRemoved && !connection.isAborted()) {
-                disconnecting = true;
-                connection.abort();
-            }
+            // First of all, and even while closing (CloseDrain#abort).
+            drain.abort();
             if (!isOpen()) {
                 return;
             }
@@ -484,23 +333,10 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
             if (!isOpen()) {
                 return;
             }
-            // Writes in flight failed: with AUTO_CLOSE off, Netty shuts the output down and keeps
-            // reading (as it does for a write error), so what the peer sent before is still read.
-            // After the peer's disconnect the flushes are no write error: the end of input says
-            // what happens to the writes.
-            if (!peerDisconnectSeen && !outputShutdown && !config().isAutoClose() && isActive()) {
-                outputShutdown = true;
-                halfClosed();
-                shutdownOutput(voidPromise());
-            }
-            onPeerDisconnected();
-        }
-
-        final void onPeerDisconnected() {
-            disconnected = true;
+            halves.queuePairLost();
             // The data that arrived before the disconnect is read first; readNow ends the input then.
             if (!hasInbound()) {
-                endOfInput();
+                halves.endOfInput();
             }
         }
 
@@ -509,45 +345,12 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         }
 
         /**
-         * The peer will send no more: it shut its output down, closed, or disconnected. As for TCP's FIN,
-         * a channel that allows half-closure sees the input shutdown events and stays open until the
-         * peer is gone; any other closes.
-         */
-        private void endOfInput() {
-            ChannelOutboundBuffer in = outboundBuffer();
-            RdmaSocketChannelConfig config = config();
-            if ((peerClosed || disconnected) && !outputShutdown && !config.isAutoClose() && in != null
-                    && !in.isEmpty()) {
-                // The peer reads nothing more: what waits to be written fails, as a write to a closed
-                // TCP socket does, and with AUTO_CLOSE off that shuts the output down.
-                outputShutdown = true;
-                halfClosed();
-                shutdownOutput(voidPromise());
-            }
-            if (config.isAllowHalfClosure() && !inputShutdown) {
-                inputShutdown = true;
-                halfClosed();
-                pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
-                pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
-            }
-            if (!config.isAllowHalfClosure() || disconnected) {
-                if (disconnected && !peerClosed) {
-                    // A peer gone without a CLOSE (killed, or its host lost): the writes fail as a TCP
-                    // reset fails them. After a CLOSE they fail as closed, as after TCP's FIN.
-                    failUndelivered(new IOException("connection reset: the peer disconnected before these bytes "
-                            + "were delivered: " + remoteAddress()));
-                }
-                close(voidPromise());
-            }
-        }
-
-        /**
          * Fails the flushed writes with {@code cause}, which says why they will never arrive, rather
          * than with the bare {@code ClosedChannelException} the close that follows gives them. Only
          * those flushed now: a promise's listener or a writability handler may write and flush more
          * meanwhile, and the close fails those.
          */
-        private void failUndelivered(Throwable cause) {
+        final void failUndelivered(Throwable cause) {
             ChannelOutboundBuffer in = outboundBuffer();
             if (in == null) {
                 return;
@@ -556,7 +359,6 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
                 in.remove(cause);
             }
         }
-
 
         /** Hands received messages to the pipeline while it wants them. */
         void readNow() {
@@ -582,7 +384,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
                     Object message = connection.readInbound(handle, config.getAllocator());
                     if (message instanceof ByteBuf) {
                         ByteBuf buf = (ByteBuf) message;
-                        if (inputShutdown) {
+                        if (halves.isInputShut()) {
                             buf.release();
                             continue;
                         }
@@ -624,10 +426,10 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
                 }
             }
             if (closeReceived) {
-                peerClosed = true;
+                halves.closeRead();
             }
-            if (shutdownReceived || closeReceived || disconnected && !hasInbound()) {
-                endOfInput();
+            if (shutdownReceived || closeReceived || halves.isPeerGone() && !hasInbound()) {
+                halves.endOfInput();
             } else if (connection != null && connection.hasInbound()
                     && (readPending || config.isAutoRead() || connection.endOfInputIsNext())) {
                 // The allocator handle ended this read; come back for the rest.

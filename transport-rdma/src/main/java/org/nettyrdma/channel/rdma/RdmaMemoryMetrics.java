@@ -83,7 +83,7 @@ public final class RdmaMemoryMetrics {
         limitBytes = RegisteredMemoryBudget.limit();
         refusedRegistrations = RegisteredMemoryBudget.refused();
         failedDeregistrations = RegisteredMemoryBudget.failedDeregistrations();
-        drainTimeouts = AbstractRdmaStreamChannel.drainTimeouts();
+        drainTimeouts = CloseDrain.timeouts();
         registrationsMade = RegisteredMemoryBudget.registrationsMade();
         sharedReceiveLimitEvents = SharedReceiveQueue.limitEvents();
         connections = ConnectionBudget.used();

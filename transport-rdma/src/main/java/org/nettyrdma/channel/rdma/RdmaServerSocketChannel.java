@@ -155,13 +155,13 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
     }
 
     @Override
-    void close0() {
+    void beginClose() {
         for (Long request; (request = pendingRequests.poll()) != null;) {
             // Refused as a port without a listener refuses: this one is gone.
             reject(request, 0);
         }
         freeId();
-        closed();
+        finishClose();
     }
 
     @Override
