@@ -381,26 +381,23 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
                 // One read() call is one read loop: it goes on while the allocator's handle wants more,
                 // as epoll's loop does, not only while a read is pending.
                 while (connection != null && connection.hasInbound()) {
-                    Object message = connection.readInbound(handle, config.getAllocator());
-                    if (message instanceof ByteBuf) {
-                        ByteBuf buf = (ByteBuf) message;
-                        if (halves.isInputShut()) {
-                            buf.release();
-                            continue;
-                        }
-                        readPending = false;
-                        readSomething = true;
-                        handle.incMessagesRead(1);
-                        handle.lastBytesRead(buf.readableBytes());
-                        pipeline.fireChannelRead(buf);
-                        if (!handle.continueReading()) {
-                            break;
-                        }
-                    } else if ((Integer) message == RdmaProtocol.TYPE_SHUTDOWN_OUTPUT) {
-                        shutdownReceived = true;
+                    if (connection.endOfInputIsNext()) {
+                        EndOfInput end = connection.takeEndOfInput();
+                        shutdownReceived = end == EndOfInput.SHUTDOWN_OUTPUT;
+                        closeReceived = end == EndOfInput.CLOSE;
                         break;
-                    } else {
-                        closeReceived = true;
+                    }
+                    ByteBuf buf = connection.readInbound(handle, config.getAllocator());
+                    if (halves.isInputShut()) {
+                        buf.release();
+                        continue;
+                    }
+                    readPending = false;
+                    readSomething = true;
+                    handle.incMessagesRead(1);
+                    handle.lastBytesRead(buf.readableBytes());
+                    pipeline.fireChannelRead(buf);
+                    if (!handle.continueReading()) {
                         break;
                     }
                 }

@@ -21,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
@@ -515,15 +516,16 @@ final class RdmaConnection {
      * Takes a {@code RING_REQUEST}, {@code RING} or {@code RING_RELEASED}; the credits its header
      * returned are taken already.
      */
-    private void onRingMessage(int type) throws IOException {
+    private void onRingMessage(Received received) throws IOException {
+        int type = received.header().type();
         if (type == RdmaProtocol.TYPE_RING) {
             // The ring the peer opened to this side, or closed: this side's writes go accordingly.
-            sender.onRing(receiver.ringMessage());
+            sender.onRing(received.ringMessage());
             events.writeSpaceAvailable();
         } else if (type == RdmaProtocol.TYPE_RING_REQUEST) {
-            rings.onRequest(receiver.ringGeneration());
+            rings.onRequest(received.ringGeneration());
         } else {
-            rings.onReleased(receiver.ringGeneration());
+            rings.onReleased(received.ringGeneration());
         }
     }
 
@@ -652,9 +654,9 @@ final class RdmaConnection {
     }
 
     private void onReceive(long wrId, int opcode, int byteLength, int immediate, int flags) throws IOException {
-        int received = receiver.onReceive(wrId, opcode, byteLength, immediate, flags);
-        if (received == RdmaReceiver.RECEIVED_HELLO) {
-            sender.peerHello(receiver.peerHello());
+        Received received = receiver.onReceive(wrId, opcode, byteLength, immediate, flags);
+        if (received.kind() == Received.Kind.HELLO) {
+            sender.peerHello(received.peerHello());
             if (sender.helloSent()) {
                 events.connectionReady();
             } else if (answersHello) {
@@ -662,12 +664,12 @@ final class RdmaConnection {
             }
             return;
         }
-        if (received == RdmaReceiver.RECEIVED_WRITE) {
+        if (received.kind() == Received.Kind.WRITE) {
             events.inboundAvailable();
             maybeSendCredit();
             return;
         }
-        MessageHeader header = receiver.header();
+        MessageHeader header = received.header();
         sender.creditsReturned(header.returnedSlots(), header.returnedRingBytes());
         if (header.returnedSlots() > 0) {
             creditWait.ended();
@@ -675,10 +677,10 @@ final class RdmaConnection {
                 sendOwedEndOfStream();
             }
         }
-        if (received == RdmaReceiver.RECEIVED_SEND) {
+        if (received.kind() == Received.Kind.SEND) {
             events.inboundAvailable();
-        } else if (received == RdmaReceiver.RECEIVED_RING_MESSAGE) {
-            onRingMessage(header.type());
+        } else if (received.kind() == Received.Kind.RING_MESSAGE) {
+            onRingMessage(received);
         }
         if (header.returnedSlots() > 0 || header.returnedRingBytes() > 0) {
             events.writeSpaceAvailable();
@@ -698,9 +700,14 @@ final class RdmaConnection {
         return receiver.endOfInputIsNext();
     }
 
-    /** Takes the next piece of received data, or the end of input, or {@code null} ({@link RdmaReceiver#readInbound}). */
-    Object readInbound(RecvByteBufAllocator.Handle handle, ByteBufAllocator alloc) {
+    /** Takes the next piece of received data, which is next ({@link RdmaReceiver#readInbound}). */
+    ByteBuf readInbound(RecvByteBufAllocator.Handle handle, ByteBufAllocator alloc) {
         return receiver.readInbound(handle, alloc);
+    }
+
+    /** Takes the peer's {@code SHUTDOWN_OUTPUT} or {@code CLOSE}, which is next ({@link #endOfInputIsNext()}). */
+    EndOfInput takeEndOfInput() {
+        return receiver.takeEndOfInput();
     }
 
     /** Posts the receives reposted by {@link #readInbound}, and returns credits if that is due. */
