@@ -19,18 +19,15 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.RecvByteBufAllocator;
-import io.netty.util.concurrent.Future;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
-import org.nettyrdma.channel.rdma.internal.HelloMessage;
 import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
@@ -57,20 +54,6 @@ import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
 final class RdmaConnection {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaConnection.class);
-
-    /**
-     * How long a connection whose sends wait for a staging block, with none in flight, waits before it
-     * asks the pool again: blocks come back as other connections' sends complete, on loops that do not
-     * tell this one, so it looks again rather than wait for a completion that will not come.
-     */
-    private static final long BLOCK_RETRY_MILLIS = 10;
-
-    /**
-     * How often a connection that keeps spare staging blocks looks whether it still sends: the spares
-     * go back one to two periods after the last send. Long beside a round trip, so a connection
-     * answering requests keeps them; short beside an idle connection's life.
-     */
-    private static final long STAGING_TRIM_MILLIS = 1000;
 
     /** What the channel learns from its connection. */
     interface Events {
@@ -107,42 +90,20 @@ final class RdmaConnection {
 
     private final Events events;
     private final RdmaDevice device;
-    private final CompletionQueue cq;
     private final QueuePairResources resources;
     private final int qpNum;
-    private final int slots;
-    private final int slotSize;
-    /** The largest ring this side opens to its peer on request; 0 where a window would not confine it. */
-    private final int maxRingSize;
-    /**
-     * The accepting side sends its {@code HELLO} in answer to the connecting side's: only then is the
-     * connecting side's queue pair sure to be ready to receive (protocol.md, "Connection").
-     */
-    private final boolean answersHello;
     private final ConnectionCounters counters = new ConnectionCounters();
     private final KeepAlive keepAlive = new KeepAlive();
-    private final CreditWait creditWait = new CreditWait();
-    private final EventLoop eventLoop;
-    private final RdmaSocketChannelConfig config;
-    /** Looks at {@link #creditWait} when its bound may have passed; {@code null} when none is due. */
-    private Future<?> creditDeadline;
-    /** Asks the pool again for a staging block; {@code null} when none is due. */
-    private Future<?> blockRetry;
-    /** Gives the sender's spare staging blocks back once unused ({@link #startStagingTrim}); {@code null} when none is held. */
-    private Future<?> stagingTrim;
     private final RdmaReceiver receiver;
     private final RdmaSender sender;
     private final RingOwner rings;
+    private final HelloExchange hello;
+    private final SendTimers timers;
+    private final OwedEndOfStream endOfStream = new OwedEndOfStream(this::sendControl);
     /** The connection's own protection domain, to expose memory in; {@code null} in the device's shared one. */
     private final ProtectionDomain ownPd;
     private final OneSidedRequests oneSided;
     private final Set<ExposedRegion> exposures = new LinkedHashSet<>();
-    /**
-     * A {@code SHUTDOWN_OUTPUT} or {@code CLOSE} that found no slot at the peer: it goes out, before
-     * any {@code CREDIT}, as soon as the peer returns one ({@link #sendEndOfStream}).
-     */
-    private boolean shutdownOwed;
-    private boolean closeOwed;
     /** The queue pair was moved to the error state ({@link #disconnect()}). */
     private boolean disconnected;
     /** The connection failed and was stopped: nothing the peer sends is taken any more ({@link #abort()}). */
@@ -160,15 +121,11 @@ final class RdmaConnection {
                    RdmaSocketChannelConfig config, boolean accepted, ProtectionDomain ownPd) throws IOException {
         this.events = events;
         this.ownPd = ownPd;
-        this.eventLoop = eventLoop;
-        this.config = config;
-        this.answersHello = accepted;
-        this.cq = cq;
         this.device = cq.device();
-        this.slots = config.getReceiveSlots();
-        this.slotSize = config.getSlotSize();
-        // No ring where a window would not confine the peer: then it may write nowhere (RingPolicy).
-        this.maxRingSize = ownPd != null ? 0 : maxRingSize(config, device);
+        int slots = config.getReceiveSlots();
+        // The largest ring this side opens to its peer on request. None where a window would not
+        // confine the peer: then it may write nowhere (RingPolicy).
+        int maxRingSize = ownPd != null ? 0 : maxRingSize(config, device);
         int sendBufferSize = config.getSendBufferSize();
         int sendDepth = sendQueueDepth(config, device);
         // From here the connection owns the CQ reservation and the receive queue: close() gives them back.
@@ -187,6 +144,7 @@ final class RdmaConnection {
             resources.open(sendDepth, config.getMaxInlineData());
             qpNum = resources.qpNum();
             PartsListener listener = new PartsListener();
+            timers = new SendTimers(eventLoop, config, listener);
             receiver = new RdmaReceiver(listener, eventLoop, resources, slots, maxRingSize,
                     config.isReceiveInPlace(), accepted, counters);
             // A connection in a domain of its own stages in blocks registered there: the pool's keys are
@@ -200,6 +158,8 @@ final class RdmaConnection {
                     RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize));
             rings = new RingOwner(listener, resources, sender, receiver, eventLoop,
                     config.getRingIdleMillis());
+            hello = new HelloExchange(sender, receiver,
+                    accepted ? HelloExchange.Turn.ANSWERS : HelloExchange.Turn.SPEAKS_FIRST, config.getSlotSize(), qpNum);
             cq.claim(id, sender.chain());
             cq.attach(srq, id, qpNum);
             receiver.reserveForHello();
@@ -268,15 +228,12 @@ final class RdmaConnection {
 
     /** Returns {@code true} once both {@code HELLO}s are out: this side's posted, the peer's received. */
     boolean isReady() {
-        return sender.hasPeer() && sender.helloSent();
+        return hello.isDone();
     }
 
     /** Says how far the {@code HELLO} exchange got: for the message of a connect that timed out. */
     String handshakeState() {
-        String own = !sender.helloSent() ? "not sent" : sender.helloDelivered() ? "delivered"
-                : "posted, not acknowledged";
-        return "qp " + qpNum + ": this side's HELLO " + own + ", the peer's "
-                + (sender.hasPeer() ? "received" : "not received");
+        return hello.describe();
     }
 
     /** Returns the connection's {@code ibv_qp*}, for tests that ask the device what it made of an option. */
@@ -314,13 +271,7 @@ final class RdmaConnection {
      * of up to {@code SO_RCVBUF}, none of which is open yet.
      */
     void sendHello() throws IOException {
-        receiver.reserveShare();
-        HelloMessage hello = HelloMessage.of(receiver.owed().grantedSlots(), receiver.maxShare(), slotSize,
-                receiver.maxRingSize());
-        logger.debug("qp {}: posting this side's HELLO", qpNum);
-        sender.sendHello(hello);
-        // Our HELLO used one of the peer's slots: counted once the peer's HELLO says how many it gave.
-        if (sender.hasPeer()) {
+        if (hello.sendHello()) {
             events.connectionReady();
         }
     }
@@ -335,10 +286,9 @@ final class RdmaConnection {
         }
         if (sender.flush(in)) {
             if (sender.stalledOnCredit()) {
-                creditWait.stalled(System.nanoTime());
-                scheduleCreditDeadline();
+                timers.creditStalled();
             } else {
-                creditWait.ended();
+                timers.creditEnded();
             }
             maybeSendCredit();
             retryIfWaitingForBlock();
@@ -351,76 +301,9 @@ final class RdmaConnection {
      * the channel turns unwritable above its high water mark, as when the peer is slow.
      */
     private void retryIfWaitingForBlock() {
-        if (blockRetry != null || closed || !sender.waitingForBlock() || hasOutstandingSends()) {
-            return;
+        if (!closed && sender.waitingForBlock() && !hasOutstandingSends()) {
+            timers.retryBlock();
         }
-        blockRetry = eventLoop.schedule(this::blockRetryDue, BLOCK_RETRY_MILLIS, TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * Looks at the sender's staging blocks every {@link #STAGING_TRIM_MILLIS} while it holds any, so that
-     * the spares it keeps between sends go back to the pool once the connection stops sending. One
-     * task for the connection's whole busy period: a send and its completion schedule nothing.
-     */
-    private void startStagingTrim() {
-        stagingTrim = eventLoop.scheduleAtFixedRate(this::stagingTrimDue, STAGING_TRIM_MILLIS, STAGING_TRIM_MILLIS,
-                TimeUnit.MILLISECONDS);
-    }
-
-    private void stagingTrimDue() {
-        // Both looks run: each gives back what it found unused since the last.
-        boolean trimmed = sender.trimStaging() & oneSided.trimLanding();
-        if (closed || trimmed) {
-            stagingTrim.cancel(false);
-            stagingTrim = null;
-        }
-    }
-
-    private void blockRetryDue() {
-        blockRetry = null;
-        if (closed) {
-            return;
-        }
-        // Flushes what waits, which looks again if it still finds no block.
-        events.writeSpaceAvailable();
-        try {
-            maybeSendCredit();
-        } catch (IOException e) {
-            events.connectionFailed(e);
-        }
-    }
-
-    /** Makes sure a look at the credit wait is due when its bound, if it has one, may have passed. */
-    private void scheduleCreditDeadline() {
-        int bound = config.getCreditTimeoutMillis();
-        if (creditDeadline != null || bound == 0) {
-            return;
-        }
-        long left = creditWait.nanosLeft(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(bound));
-        creditDeadline = eventLoop.schedule(this::creditDeadlineReached, Math.max(0, left), TimeUnit.NANOSECONDS);
-    }
-
-    /**
-     * Fails the connection if its writes still wait for credit and have waited for the bound; looks
-     * again later if they wait but not for so long (the wait began again since this look was set).
-     */
-    private void creditDeadlineReached() {
-        creditDeadline = null;
-        int bound = config.getCreditTimeoutMillis();
-        if (closed || bound == 0 || !creditWait.isWaiting()) {
-            return;
-        }
-        long now = System.nanoTime();
-        if (creditWait.nanosLeft(now, TimeUnit.MILLISECONDS.toNanos(bound)) > 0) {
-            scheduleCreditDeadline();
-            return;
-        }
-        ChannelOutboundBuffer in = events.outboundBuffer();
-        long pending = in != null ? in.totalPendingWriteBytes() : 0;
-        events.connectionFailed(new RdmaCreditTimeoutException("the peer returned no receive credit for "
-                + TimeUnit.NANOSECONDS.toMillis(creditWait.waitedNanos(now)) + " ms while " + pending
-                + " bytes waited to be sent (qp " + qpNum + ", RdmaChannelOption.CREDIT_TIMEOUT_MILLIS "
-                + bound + " ms): the peer stopped reading, or holds credit it does not return"));
     }
 
     /**
@@ -447,26 +330,12 @@ final class RdmaConnection {
      * credits"), so the wait is short unless the queue pair fails, which the drain's bound covers.
      */
     void sendEndOfStream(int type) throws IOException {
-        if (type == RdmaProtocol.TYPE_SHUTDOWN_OUTPUT) {
-            shutdownOwed = true;
-        } else {
-            closeOwed = true;
-        }
-        sendOwedEndOfStream();
+        endOfStream.send(type);
     }
 
     /** Returns {@code true} while a {@code SHUTDOWN_OUTPUT} or {@code CLOSE} waits for a slot at the peer. */
     boolean endOfStreamOwed() {
-        return shutdownOwed || closeOwed;
-    }
-
-    private void sendOwedEndOfStream() throws IOException {
-        if (shutdownOwed && sendControl(RdmaProtocol.TYPE_SHUTDOWN_OUTPUT)) {
-            shutdownOwed = false;
-        }
-        if (!shutdownOwed && closeOwed && sendControl(RdmaProtocol.TYPE_CLOSE)) {
-            closeOwed = false;
-        }
+        return endOfStream.isOwed();
     }
 
     /**
@@ -488,7 +357,7 @@ final class RdmaConnection {
     private void maybeSendCredit() throws IOException {
         if (endOfStreamOwed()) {
             // What is owed rides in its header.
-            sendOwedEndOfStream();
+            endOfStream.postOwed();
             return;
         }
         if (!isReady() || closed) {
@@ -612,11 +481,11 @@ final class RdmaConnection {
                 oneSided.completed(wrId);
                 sender.completed(wrId, events.outboundBuffer());
                 oneSided.postWaiting();
-                if (stagingTrim == null && (sender.holdsIdleStaging() || oneSided.holdsIdleLanding())) {
-                    startStagingTrim();
+                if (sender.holdsIdleStaging() || oneSided.holdsIdleLanding()) {
+                    timers.trimStaging();
                 }
                 if (endOfStreamOwed()) {
-                    sendOwedEndOfStream();
+                    endOfStream.postOwed();
                 }
                 events.writeSpaceAvailable();
                 if (!hasOutstandingSends()) {
@@ -656,11 +525,8 @@ final class RdmaConnection {
     private void onReceive(long wrId, int opcode, int byteLength, int immediate, int flags) throws IOException {
         Received received = receiver.onReceive(wrId, opcode, byteLength, immediate, flags);
         if (received.kind() == Received.Kind.HELLO) {
-            sender.peerHello(received.peerHello());
-            if (sender.helloSent()) {
+            if (hello.peerHello(received.peerHello())) {
                 events.connectionReady();
-            } else if (answersHello) {
-                sendHello();
             }
             return;
         }
@@ -672,9 +538,9 @@ final class RdmaConnection {
         MessageHeader header = received.header();
         sender.creditsReturned(header.returnedSlots(), header.returnedRingBytes());
         if (header.returnedSlots() > 0) {
-            creditWait.ended();
+            timers.creditEnded();
             if (endOfStreamOwed()) {
-                sendOwedEndOfStream();
+                endOfStream.postOwed();
             }
         }
         if (received.kind() == Received.Kind.SEND) {
@@ -742,8 +608,7 @@ final class RdmaConnection {
         }
         disconnected = true;
         // Nothing more will be posted: what waited for a slot is not owed any more.
-        shutdownOwed = false;
-        closeOwed = false;
+        endOfStream.forget();
         receiver.stopPosting();
         resources.disconnect();
         // Receives come from a shared receive queue (the connection's own or the loop's), which the
@@ -769,17 +634,8 @@ final class RdmaConnection {
             return;
         }
         closed = true;
-        if (creditDeadline != null) {
-            creditDeadline.cancel(false);
-            creditDeadline = null;
-        }
-        if (blockRetry != null) {
-            blockRetry.cancel(false);
-            blockRetry = null;
-        }
-        if (stagingTrim != null) {
-            stagingTrim.cancel(false);
-            stagingTrim = null;
+        if (timers != null) {
+            timers.cancel();
         }
         if (rings != null) {
             rings.stop();
@@ -845,7 +701,7 @@ final class RdmaConnection {
      * What the receiver and the ring owner report outside a completion, and ask, turned into the
      * channel's events.
      */
-    private final class PartsListener implements RdmaReceiver.Listener, RingOwner.Connection {
+    private final class PartsListener implements RdmaReceiver.Listener, RingOwner.Connection, SendTimers.Due {
         @Override
         public void ringSpaceFreed() {
             sendWhatIsDue();
@@ -862,6 +718,29 @@ final class RdmaConnection {
             } catch (IOException e) {
                 events.connectionFailed(e);
             }
+        }
+
+        @Override
+        public void blockRetryDue() {
+            // Flushes what waits, which looks again if it still finds no block.
+            events.writeSpaceAvailable();
+            sendWhatIsDue();
+        }
+
+        @Override
+        public boolean trimStaging() {
+            // Both looks run: each gives back what it found unused since the last.
+            return sender.trimStaging() & oneSided.trimLanding();
+        }
+
+        @Override
+        public void creditTimedOut(long waitedMillis, int boundMillis) {
+            ChannelOutboundBuffer in = events.outboundBuffer();
+            long pending = in != null ? in.totalPendingWriteBytes() : 0;
+            events.connectionFailed(new RdmaCreditTimeoutException("the peer returned no receive credit for "
+                    + waitedMillis + " ms while " + pending + " bytes waited to be sent (qp " + qpNum
+                    + ", RdmaChannelOption.CREDIT_TIMEOUT_MILLIS " + boundMillis
+                    + " ms): the peer stopped reading, or holds credit it does not return"));
         }
 
         @Override
