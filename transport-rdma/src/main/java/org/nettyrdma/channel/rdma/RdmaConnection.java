@@ -28,7 +28,6 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
-import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
 import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
@@ -37,11 +36,10 @@ import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
 import org.nettyrdma.channel.rdma.internal.SendBlocks;
 import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
-import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
 
 /**
  * One connection of a {@link RdmaSocketChannel} (docs/protocol.md): makes its parts, sorts the queue
- * pair's work completions between them, and tells the channel what happened ({@link Events}). The
+ * pair's work completions between them, and tells the channel what happened ({@link ConnectionEvents}). The
  * parts are the {@link QueuePairResources} (the verbs objects and their frees), the
  * {@link RdmaSender} (flushed bytes into work requests, within the peer's credits), the
  * {@link RdmaReceiver} (slots, ring, the inbound queue, the credits owed to the peer) and the
@@ -55,40 +53,7 @@ final class RdmaConnection {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaConnection.class);
 
-    /** What the channel learns from its connection. */
-    interface Events {
-        /** The peer's {@code HELLO} arrived: the connection can carry data. */
-        void connectionReady();
-
-        /** Messages wait in the inbound queue. */
-        void inboundAvailable();
-
-        /** Returns the channel's outbound buffer, or {@code null} once it is closed. */
-        ChannelOutboundBuffer outboundBuffer();
-
-        /** Send space or credits came back: the channel may flush what it holds. */
-        void writeSpaceAvailable();
-
-        /** Every posted send completed. */
-        void sendsDrained();
-
-        /** The connection broke (a failed work completion, a protocol violation). */
-        void connectionFailed(Throwable cause);
-
-        /** The queue pair went to the error state without an error of its own (a disconnect). */
-        void connectionLost();
-
-        /**
-         * Asks whether the connection may hold {@code bytes} more registered memory; if so they count
-         * as held from now on ({@link #heldLess} gives them back).
-         */
-        boolean mayHoldMore(long bytes);
-
-        /** The connection holds {@code bytes} less registered memory than it told. */
-        void heldLess(long bytes);
-    }
-
-    private final Events events;
+    private final ConnectionEvents events;
     private final RdmaDevice device;
     private final QueuePairResources resources;
     private final int qpNum;
@@ -100,6 +65,7 @@ final class RdmaConnection {
     private final HelloExchange hello;
     private final SendTimers timers;
     private final OwedEndOfStream endOfStream = new OwedEndOfStream(this::sendControl);
+    private final CompletionDispatch completions;
     /** The connection's own protection domain, to expose memory in; {@code null} in the device's shared one. */
     private final ProtectionDomain ownPd;
     private final OneSidedRequests oneSided;
@@ -111,13 +77,13 @@ final class RdmaConnection {
     private boolean closed;
 
     /**
-     * Creates the queue pair on {@code id}, in {@code cq} where {@link #completionQueueEntries} are
+     * Creates the queue pair on {@code id}, in {@code cq} where {@link ConnectionSizing#completionQueueEntries} are
      * reserved for it and on the shared receive queue {@code srq}, and reserves the peer's first
      * slots there: all before the connection is established, so no Send from the peer can find no
      * receive. A ring opens only when the peer asks for one. All or nothing: if any step fails,
      * everything made before it is freed and the reservations are returned.
      */
-    RdmaConnection(Events events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq, long id,
+    RdmaConnection(ConnectionEvents events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq, long id,
                    RdmaSocketChannelConfig config, boolean accepted, ProtectionDomain ownPd) throws IOException {
         this.events = events;
         this.ownPd = ownPd;
@@ -125,11 +91,11 @@ final class RdmaConnection {
         int slots = config.getReceiveSlots();
         // The largest ring this side opens to its peer on request. None where a window would not
         // confine the peer: then it may write nowhere (RingPolicy).
-        int maxRingSize = ownPd != null ? 0 : maxRingSize(config, device);
+        int maxRingSize = ownPd != null ? 0 : ConnectionSizing.maxRingSize(config, device);
         int sendBufferSize = config.getSendBufferSize();
-        int sendDepth = sendQueueDepth(config, device);
+        int sendDepth = ConnectionSizing.sendQueueDepth(config, device);
         // From here the connection owns the CQ reservation and the receive queue: close() gives them back.
-        resources = new QueuePairResources(cq, completionQueueEntries(config, device), id, srq);
+        resources = new QueuePairResources(cq, ConnectionSizing.completionQueueEntries(config, device), id, srq);
         boolean created = false;
         try {
             // A connection the limit cannot hold is refused now, with the reason, rather than after the
@@ -160,6 +126,8 @@ final class RdmaConnection {
                     config.getRingIdleMillis());
             hello = new HelloExchange(sender, receiver,
                     accepted ? HelloExchange.Turn.ANSWERS : HelloExchange.Turn.SPEAKS_FIRST, config.getSlotSize(), qpNum);
+            completions = new CompletionDispatch(events, listener, device, receiver, sender, oneSided, rings,
+                    hello, timers, endOfStream, keepAlive, counters);
             cq.claim(id, sender.chain());
             cq.attach(srq, id, qpNum);
             receiver.reserveForHello();
@@ -169,51 +137,6 @@ final class RdmaConnection {
                 close();
             }
         }
-    }
-
-    private static int sendQueueDepth(RdmaSocketChannelConfig config, RdmaDevice device) {
-        return Math.min(config.getSendQueueDepth(), device.maxQpWr());
-    }
-
-    /**
-     * Returns the registered bytes a connection with {@code config} holds once both {@code HELLO}s are
-     * out, idle, before its peer's share grows: its first slots of the shared receive queue. Growth
-     * and rings ask again ({@link Events#mayHoldMore}); staging blocks come from the allocator's pool
-     * while sends are in flight, at most {@code SO_SNDBUF}.
-     */
-    static long registeredBytesAtStart(RdmaSocketChannelConfig config) {
-        int slots = Math.min(RdmaReceiver.INITIAL_SHARE, config.getReceiveSlots());
-        // A queue of its own registers whole regions: its first is the first share.
-        return QueuePairResources.registeredBytes(hasOwnReceiveQueue(config)
-                ? Math.max(slots, SharedReceiveQueue.ownRegionSlots(config.getReceiveSlots())) : slots,
-                config.getSlotSize(), 0, 0);
-    }
-
-    /**
-     * Returns the largest ring a connection with {@code config} opens on {@code device} when its peer
-     * asks: {@code SO_RCVBUF}, or none where a window would not confine the peer ({@link RingPolicy}).
-     */
-    private static int maxRingSize(RdmaSocketChannelConfig config, RdmaDevice device) {
-        return RingPolicy.opensRing(device) ? config.getReceiveBufferSize() : 0;
-    }
-
-    /**
-     * Returns the entries a connection with {@code config} reserves in its completion queue: its send
-     * depth, and its largest share of receives, which complete there too. On a receive queue of its
-     * own that is every receive the queue can hold posted, so its completions fit whatever its peer
-     * sends; on the loop's shared queue, only while its peer keeps to its credit
-     * (docs/decisions.md#completion-queue-bound).
-     */
-    static int completionQueueEntries(RdmaSocketChannelConfig config, RdmaDevice device) {
-        return sendQueueDepth(config, device) + SharedReceiveQueue.ownCapacity(config.getReceiveSlots());
-    }
-
-    /**
-     * Returns {@code true} if a connection with {@code config} has a receive queue of its own: unless
-     * it asked for its loop's shared one, and has no protection domain of its own.
-     */
-    static boolean hasOwnReceiveQueue(RdmaSocketChannelConfig config) {
-        return !config.isSharedReceiveQueue() || config.isExposeMemory();
     }
 
     /** Returns {@code true} if the queue pair's sends or receives complete into {@code queue}. */
@@ -381,23 +304,6 @@ final class RdmaConnection {
         }
     }
 
-    /**
-     * Takes a {@code RING_REQUEST}, {@code RING} or {@code RING_RELEASED}; the credits its header
-     * returned are taken already.
-     */
-    private void onRingMessage(Received received) throws IOException {
-        int type = received.header().type();
-        if (type == RdmaProtocol.TYPE_RING) {
-            // The ring the peer opened to this side, or closed: this side's writes go accordingly.
-            sender.onRing(received.ringMessage());
-            events.writeSpaceAvailable();
-        } else if (type == RdmaProtocol.TYPE_RING_REQUEST) {
-            rings.onRequest(received.ringGeneration());
-        } else {
-            rings.onReleased(received.ringGeneration());
-        }
-    }
-
     /** Returns {@code true} while posted sends have not completed. */
     boolean hasOutstandingSends() {
         return sender.outstanding() != 0;
@@ -420,140 +326,11 @@ final class RdmaConnection {
     }
 
     /**
-     * Handles one work completion of this connection's queue pair, on its event loop. For an error
-     * completion only {@code wrId}, {@code status} and {@code opcode} are meaningful ({@code opcode}
-     * is not, for flushed receives); {@code flags} are the completion's {@code wc_flags}
-     * ({@code RdmaNative.WC_WITH_INV}).
+     * Handles one work completion of this connection's queue pair, on its event loop
+     * ({@link CompletionDispatch#onCompletion}).
      */
     void onCompletion(long wrId, int status, int opcode, int byteLength, int immediate, int flags) {
-        boolean receive = RdmaReceiver.isReceive(wrId);
-        if (receive && (closed || aborted || status != WorkCompletionStatus.SUCCESS)) {
-            // A shared slot that nobody takes goes back to the queue. After an abort, what the peer
-            // got in before its queue pair left the ready state is not looked at: no exception is
-            // made, no credit counted, per message of a peer that floods.
-            receiver.discard(wrId);
-            if (aborted && status == WorkCompletionStatus.SUCCESS) {
-                counters.refusedReceives++;
-                return;
-            }
-        }
-        if (status == WorkCompletionStatus.WR_FLUSH_ERR) {
-            // The QP went to the error state: the peer disconnected (or this side did). Every posted
-            // request comes back flushed; the CM's DISCONNECTED event says why, so nothing to report.
-            // A flushed send is done with (its bytes are not delivered), so a closing channel's
-            // drain does not wait for it.
-            boolean sendFlushed = !receive && sender.failed(wrId);
-            if (!receive) {
-                oneSided.failed(wrId, status);
-            }
-            if (closed) {
-                return;
-            }
-            events.connectionLost();
-            if (sendFlushed && !closed && !hasOutstandingSends()) {
-                events.sendsDrained();
-            }
-            return;
-        }
-        if (status != WorkCompletionStatus.SUCCESS) {
-            if (!receive) {
-                sender.failed(wrId);
-                oneSided.failed(wrId, status);
-            }
-            if (!closed) {
-                events.connectionFailed(receive ? receiveFailure(status) : sendFailure(status));
-            }
-            return;
-        }
-        if (closed) {
-            if (!receive) {
-                oneSided.completed(wrId);
-                sender.completed(wrId, null);
-            }
-            return;
-        }
-        keepAlive.completed();
-        try {
-            if (receive) {
-                onReceive(wrId, opcode, byteLength, immediate, flags);
-            } else {
-                // Read data and atomic results are taken out of their landing blocks first.
-                oneSided.completed(wrId);
-                sender.completed(wrId, events.outboundBuffer());
-                oneSided.postWaiting();
-                if (sender.holdsIdleStaging() || oneSided.holdsIdleLanding()) {
-                    timers.trimStaging();
-                }
-                if (endOfStreamOwed()) {
-                    endOfStream.postOwed();
-                }
-                events.writeSpaceAvailable();
-                if (!hasOutstandingSends()) {
-                    events.sendsDrained();
-                }
-            }
-        } catch (Exception e) {
-            events.connectionFailed(e);
-        }
-    }
-
-    /** Returns the exception a send, a Write or a bind that failed closes the connection with. */
-    private IOException sendFailure(int status) {
-        return new IOException("work completion failed on " + device + ": " + WorkCompletionStatus.describe(status)
-                + "; the queue pair is now in the error state");
-    }
-
-    /**
-     * Returns the exception a receive that failed closes the connection with: a failed receive is the
-     * peer's doing, since this side posts only receives into its own slots.
-     */
-    private IOException receiveFailure(int status) {
-        String suffix = " (" + WorkCompletionStatus.name(status) + " on " + device
-                + "); the queue pair is now in the error state";
-        if (status == WorkCompletionStatus.REM_INV_REQ_ERR) {
-            return new RdmaProtocolException("the peer sent a request this side's device refused as invalid: a Send "
-                    + "with Invalidate, which the protocol never uses, or another operation it does not allow"
-                    + suffix);
-        }
-        if (status == WorkCompletionStatus.LOC_LEN_ERR) {
-            return new RdmaProtocolException("the peer sent a message larger than a receive slot" + suffix);
-        }
-        return new IOException("a receive failed on " + device + ": " + WorkCompletionStatus.describe(status)
-                + "; the queue pair is now in the error state");
-    }
-
-    private void onReceive(long wrId, int opcode, int byteLength, int immediate, int flags) throws IOException {
-        Received received = receiver.onReceive(wrId, opcode, byteLength, immediate, flags);
-        if (received.kind() == Received.Kind.HELLO) {
-            if (hello.peerHello(received.peerHello())) {
-                events.connectionReady();
-            }
-            return;
-        }
-        if (received.kind() == Received.Kind.WRITE) {
-            events.inboundAvailable();
-            maybeSendCredit();
-            return;
-        }
-        MessageHeader header = received.header();
-        sender.creditsReturned(header.returnedSlots(), header.returnedRingBytes());
-        if (header.returnedSlots() > 0) {
-            timers.creditEnded();
-            if (endOfStreamOwed()) {
-                endOfStream.postOwed();
-            }
-        }
-        if (received.kind() == Received.Kind.SEND) {
-            events.inboundAvailable();
-        } else if (received.kind() == Received.Kind.RING_MESSAGE) {
-            onRingMessage(received);
-        }
-        if (header.returnedSlots() > 0 || header.returnedRingBytes() > 0) {
-            events.writeSpaceAvailable();
-        }
-        // The peer's share may have grown with this message: it learns so whether or not the
-        // pipeline reads now.
-        maybeSendCredit();
+        completions.onCompletion(wrId, status, opcode, byteLength, immediate, flags);
     }
 
     /** Returns {@code true} if messages wait to be read. */
@@ -701,7 +478,8 @@ final class RdmaConnection {
      * What the receiver and the ring owner report outside a completion, and ask, turned into the
      * channel's events.
      */
-    private final class PartsListener implements RdmaReceiver.Listener, RingOwner.Connection, SendTimers.Due {
+    private final class PartsListener implements RdmaReceiver.Listener, RingOwner.Connection, SendTimers.Due,
+            CompletionDispatch.Owner {
         @Override
         public void ringSpaceFreed() {
             sendWhatIsDue();
@@ -718,6 +496,21 @@ final class RdmaConnection {
             } catch (IOException e) {
                 events.connectionFailed(e);
             }
+        }
+
+        @Override
+        public boolean isClosed() {
+            return closed;
+        }
+
+        @Override
+        public boolean isAborted() {
+            return aborted;
+        }
+
+        @Override
+        public void sendCreditIfDue() throws IOException {
+            maybeSendCredit();
         }
 
         @Override
