@@ -40,9 +40,6 @@ final class CompletionDispatch {
 
         /** Returns {@code true} once the connection failed and was stopped: what the peer sends is refused. */
         boolean isAborted();
-
-        /** Posts what the connection owes the peer (end of stream, ring messages, credit), as slots allow. */
-        void sendCreditIfDue() throws IOException;
     }
 
     private final ConnectionEvents events;
@@ -54,13 +51,13 @@ final class CompletionDispatch {
     private final RingOwner rings;
     private final HelloExchange hello;
     private final SendTimers timers;
-    private final OwedEndOfStream endOfStream;
+    private final ControlMessages controls;
     private final KeepAlive keepAlive;
     private final ConnectionCounters counters;
 
     CompletionDispatch(ConnectionEvents events, Owner owner, RdmaDevice device, RdmaReceiver receiver,
                        RdmaSender sender, OneSidedRequests oneSided, RingOwner rings, HelloExchange hello,
-                       SendTimers timers, OwedEndOfStream endOfStream, KeepAlive keepAlive,
+                       SendTimers timers, ControlMessages controls, KeepAlive keepAlive,
                        ConnectionCounters counters) {
         this.events = events;
         this.owner = owner;
@@ -71,7 +68,7 @@ final class CompletionDispatch {
         this.rings = rings;
         this.hello = hello;
         this.timers = timers;
-        this.endOfStream = endOfStream;
+        this.controls = controls;
         this.keepAlive = keepAlive;
         this.counters = counters;
     }
@@ -141,9 +138,7 @@ final class CompletionDispatch {
                 if (sender.holdsIdleStaging() || oneSided.holdsIdleLanding()) {
                     timers.trimStaging();
                 }
-                if (endOfStream.isOwed()) {
-                    endOfStream.postOwed();
-                }
+                controls.postOwedEndOfStream();
                 events.writeSpaceAvailable();
                 if (sender.outstanding() == 0) {
                     events.sendsDrained();
@@ -189,16 +184,14 @@ final class CompletionDispatch {
         }
         if (received.kind() == Received.Kind.WRITE) {
             events.inboundAvailable();
-            owner.sendCreditIfDue();
+            controls.sendDue();
             return;
         }
         MessageHeader header = received.header();
         sender.creditsReturned(header.returnedSlots(), header.returnedRingBytes());
         if (header.returnedSlots() > 0) {
             timers.creditEnded();
-            if (endOfStream.isOwed()) {
-                endOfStream.postOwed();
-            }
+            controls.postOwedEndOfStream();
         }
         if (received.kind() == Received.Kind.SEND) {
             events.inboundAvailable();
@@ -210,7 +203,7 @@ final class CompletionDispatch {
         }
         // The peer's share may have grown with this message: it learns so whether or not the
         // pipeline reads now.
-        owner.sendCreditIfDue();
+        controls.sendDue();
     }
 
     /**

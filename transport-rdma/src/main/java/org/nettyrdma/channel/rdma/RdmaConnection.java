@@ -30,7 +30,6 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
 import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
-import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.internal.RegisteredBlocks;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
@@ -38,13 +37,13 @@ import org.nettyrdma.channel.rdma.internal.SendBlocks;
 import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 
 /**
- * One connection of a {@link RdmaSocketChannel} (docs/protocol.md): makes its parts, sorts the queue
- * pair's work completions between them, and tells the channel what happened ({@link ConnectionEvents}). The
- * parts are the {@link QueuePairResources} (the verbs objects and their frees), the
- * {@link RdmaSender} (flushed bytes into work requests, within the peer's credits), the
- * {@link RdmaReceiver} (slots, ring, the inbound queue, the credits owed to the peer) and the
- * {@link KeepAlive}'s idle check. The {@code HELLO} exchange that joins sender and receiver happens
- * here.
+ * One connection of a {@link RdmaSocketChannel} (docs/protocol.md): makes its parts, hands them the
+ * channel's calls, and closes them. The parts are the {@link QueuePairResources} (the verbs objects
+ * and their frees), the {@link RdmaSender} (flushed bytes into work requests, within the peer's
+ * credits), the {@link RdmaReceiver} (slots, ring, the inbound queue, the credits owed to the peer),
+ * the {@link HelloExchange} that joins them, the {@link ControlMessages} owed to the peer, the
+ * {@link SendTimers} and the {@link CompletionDispatch}, which sorts the queue pair's work completions
+ * between them and tells the channel what happened ({@link ConnectionEvents}).
  *
  * <p>Used on the channel's event loop only, except the release of ring regions handed up
  * ({@link RdmaReceiver}).
@@ -64,7 +63,7 @@ final class RdmaConnection {
     private final RingOwner rings;
     private final HelloExchange hello;
     private final SendTimers timers;
-    private final OwedEndOfStream endOfStream = new OwedEndOfStream(this::sendControl);
+    private final ControlMessages controls;
     private final CompletionDispatch completions;
     /** The connection's own protection domain, to expose memory in; {@code null} in the device's shared one. */
     private final ProtectionDomain ownPd;
@@ -77,14 +76,15 @@ final class RdmaConnection {
     private boolean closed;
 
     /**
-     * Creates the queue pair on {@code id}, in {@code cq} where {@link ConnectionSizing#completionQueueEntries} are
-     * reserved for it and on the shared receive queue {@code srq}, and reserves the peer's first
-     * slots there: all before the connection is established, so no Send from the peer can find no
-     * receive. A ring opens only when the peer asks for one. All or nothing: if any step fails,
+     * Creates the queue pair on {@code id}, in {@code cq} where
+     * {@link ConnectionSizing#completionQueueEntries} are reserved for it and on the shared receive
+     * queue {@code srq}, and reserves the peer's first slots there: all before the connection is
+     * established, so no Send from the peer can find no receive. A ring opens only when the peer asks for one. All or nothing: if any step fails,
      * everything made before it is freed and the reservations are returned.
      */
-    RdmaConnection(ConnectionEvents events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq, long id,
-                   RdmaSocketChannelConfig config, boolean accepted, ProtectionDomain ownPd) throws IOException {
+    RdmaConnection(ConnectionEvents events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq,
+                   long id, RdmaSocketChannelConfig config, boolean accepted, ProtectionDomain ownPd)
+            throws IOException {
         this.events = events;
         this.ownPd = ownPd;
         this.device = cq.device();
@@ -124,10 +124,11 @@ final class RdmaConnection {
                     RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize));
             rings = new RingOwner(listener, resources, sender, receiver, eventLoop,
                     config.getRingIdleMillis());
-            hello = new HelloExchange(sender, receiver,
-                    accepted ? HelloExchange.Turn.ANSWERS : HelloExchange.Turn.SPEAKS_FIRST, config.getSlotSize(), qpNum);
+            hello = new HelloExchange(sender, receiver, accepted ? HelloExchange.Turn.ANSWERS
+                    : HelloExchange.Turn.SPEAKS_FIRST, config.getSlotSize(), qpNum);
+            controls = new ControlMessages(sender, receiver.owed(), rings, hello, timers, keepAlive, counters);
             completions = new CompletionDispatch(events, listener, device, receiver, sender, oneSided, rings,
-                    hello, timers, endOfStream, keepAlive, counters);
+                    hello, timers, controls, keepAlive, counters);
             cq.claim(id, sender.chain());
             cq.attach(srq, id, qpNum);
             receiver.reserveForHello();
@@ -213,37 +214,9 @@ final class RdmaConnection {
             } else {
                 timers.creditEnded();
             }
-            maybeSendCredit();
-            retryIfWaitingForBlock();
+            controls.sendDue();
+            controls.retryIfWaitingForBlock();
         }
-    }
-
-    /**
-     * Makes sure the sender asks the pool again if its sends wait for a staging block and nothing in
-     * flight will complete to trigger a flush: the writes stay in the outbound buffer meanwhile, and
-     * the channel turns unwritable above its high water mark, as when the peer is slow.
-     */
-    private void retryIfWaitingForBlock() {
-        if (!closed && sender.waitingForBlock() && !hasOutstandingSends()) {
-            timers.retryBlock();
-        }
-    }
-
-    /**
-     * Posts a message without payload ({@code CREDIT}, {@code SHUTDOWN_OUTPUT}, {@code CLOSE}) if a
-     * slot, send space and a send queue entry are free.
-     *
-     * @return {@code true} if it was posted
-     */
-    boolean sendControl(int type) throws IOException {
-        if (!isReady() || closed) {
-            return false;
-        }
-        if (sender.sendControl(type)) {
-            return true;
-        }
-        retryIfWaitingForBlock();
-        return false;
     }
 
     /**
@@ -253,55 +226,22 @@ final class RdmaConnection {
      * credits"), so the wait is short unless the queue pair fails, which the drain's bound covers.
      */
     void sendEndOfStream(int type) throws IOException {
-        endOfStream.send(type);
+        controls.sendEndOfStream(type);
     }
 
     /** Returns {@code true} while a {@code SHUTDOWN_OUTPUT} or {@code CLOSE} waits for a slot at the peer. */
     boolean endOfStreamOwed() {
-        return endOfStream.isOwed();
+        return controls.endOfStreamOwed();
     }
 
     /**
-     * Probes the peer if nothing completed since the last call (SO_KEEPALIVE), with
-     * {@link RdmaSender#probe()}.
+     * Probes the peer if nothing completed since the last call (SO_KEEPALIVE)
+     * ({@link ControlMessages#probeIfIdle}).
      *
      * @return {@code true} if a probe was posted
      */
     boolean probeIfIdle() throws IOException {
-        boolean idle = keepAlive.idleSinceLastLook();
-        if (!idle || !isReady() || closed || hasOutstandingSends() || !sender.probe()) {
-            return false;
-        }
-        keepAlive.probed();
-        counters.keepAliveProbes++;
-        return true;
-    }
-
-    private void maybeSendCredit() throws IOException {
-        if (endOfStreamOwed()) {
-            // What is owed rides in its header.
-            endOfStream.postOwed();
-            return;
-        }
-        if (!isReady() || closed) {
-            return;
-        }
-        serveRings();
-        if (receiver.owed().creditMessageDue()) {
-            sendControl(RdmaProtocol.TYPE_CREDIT);
-        }
-    }
-
-    /**
-     * Does the rings' work that waited: opens a ring the peer asked for and posts the {@code RING}
-     * owed ({@link RingOwner}), and the {@code RING_RELEASED} and {@code RING_REQUEST} this side owes
-     * as a writer, as far as slots allow (docs/protocol.md, "Rings").
-     */
-    private void serveRings() throws IOException {
-        rings.serve();
-        if (sender.ringMessagesOwed()) {
-            sender.sendOwedRingMessages();
-        }
+        return controls.probeIfIdle();
     }
 
     /** Returns {@code true} while posted sends have not completed. */
@@ -356,7 +296,7 @@ final class RdmaConnection {
     /** Posts the receives reposted by {@link #readInbound}, and returns credits if that is due. */
     void readComplete() throws IOException {
         receiver.postReceives();
-        maybeSendCredit();
+        controls.sendDue();
     }
 
     /**
@@ -385,7 +325,7 @@ final class RdmaConnection {
         }
         disconnected = true;
         // Nothing more will be posted: what waited for a slot is not owed any more.
-        endOfStream.forget();
+        controls.forgetEndOfStream();
         receiver.stopPosting();
         resources.disconnect();
         // Receives come from a shared receive queue (the connection's own or the loop's), which the
@@ -411,6 +351,9 @@ final class RdmaConnection {
             return;
         }
         closed = true;
+        if (controls != null) {
+            controls.stop();
+        }
         if (timers != null) {
             timers.cancel();
         }
@@ -492,7 +435,7 @@ final class RdmaConnection {
 
         private void sendWhatIsDue() {
             try {
-                maybeSendCredit();
+                controls.sendDue();
             } catch (IOException e) {
                 events.connectionFailed(e);
             }
@@ -506,11 +449,6 @@ final class RdmaConnection {
         @Override
         public boolean isAborted() {
             return aborted;
-        }
-
-        @Override
-        public void sendCreditIfDue() throws IOException {
-            maybeSendCredit();
         }
 
         @Override

@@ -78,7 +78,7 @@ final class SendTimers {
         this.due = due;
     }
 
-    /** A flush stopped with data left and no slot of the peer's: the wait, and its bound, start now unless they have. */
+    /** A flush stopped with data left and no slot of the peer's: the wait and its bound start, unless they have. */
     void creditStalled() {
         creditWait.stalled(System.nanoTime());
         scheduleCreditDeadline();
