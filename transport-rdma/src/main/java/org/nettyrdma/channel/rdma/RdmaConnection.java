@@ -418,8 +418,9 @@ final class RdmaConnection {
     }
 
     /**
-     * What the receiver and the ring owner report outside a completion, and ask, turned into the
-     * channel's events.
+     * What the receiver and the ring owner report outside a completion, and what the timers find due,
+     * turned into the channel's events; and the connection's state, which the completion dispatch
+     * asks.
      */
     private final class PartsListener implements RdmaReceiver.Listener, RingOwner.Connection, SendTimers.Due,
             CompletionDispatch.Owner {
@@ -476,7 +477,7 @@ final class RdmaConnection {
 
         @Override
         public void ringGrowthDue() {
-            // Announced by serveRings() after this receive, as every other ring message.
+            // Announced by ControlMessages after this receive, as every other ring message.
             rings.growthDue();
         }
 
