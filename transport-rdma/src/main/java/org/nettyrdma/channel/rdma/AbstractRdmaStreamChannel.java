@@ -258,7 +258,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
     }
 
     /** The stream's side of the channel's handle: the connection's completions and events. */
-    abstract class RdmaStreamUnsafe extends AbstractRdmaUnsafe implements RdmaConnection.Events {
+    abstract class RdmaStreamUnsafe extends AbstractRdmaUnsafe implements ConnectionEvents {
 
         @Override
         void completion(RdmaIoEvent event) {

@@ -159,7 +159,7 @@ final class AcceptedSetUp extends ConnectionSetUp {
         }
         int maxConnections = serverConfig().getMaxConnectionsPerAddress();
         long maxBytes = addressCap();
-        long atMost = RdmaConnection.registeredBytesAtStart(channel.config());
+        long atMost = ConnectionSizing.registeredBytesAtStart(channel.config());
         switch (admission.admit(peer.getAddress(), atMost, maxConnections, maxBytes)) {
             case ADMITTED:
                 return;

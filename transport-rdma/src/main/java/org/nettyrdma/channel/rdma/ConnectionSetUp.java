@@ -106,12 +106,12 @@ abstract class ConnectionSetUp {
     void closeFinished() {
     }
 
-    /** Asks whether the connection may hold {@code bytes} more registered memory ({@link RdmaConnection.Events#mayHoldMore}). */
+    /** Asks whether the connection may hold {@code bytes} more registered memory ({@link ConnectionEvents#mayHoldMore}). */
     boolean mayHoldMore(long bytes) {
         return true;
     }
 
-    /** The connection holds {@code bytes} less registered memory ({@link RdmaConnection.Events#heldLess}). */
+    /** The connection holds {@code bytes} less registered memory ({@link ConnectionEvents#heldLess}). */
     void heldLess(long bytes) {
     }
 
@@ -199,7 +199,7 @@ abstract class ConnectionSetUp {
         admit();
         RdmaSocketChannelConfig config = channel.config();
         CompletionQueue cq = channel.loop.reserveCompletionQueue(device,
-                RdmaConnection.completionQueueEntries(config, device));
+                ConnectionSizing.completionQueueEntries(config, device));
         SharedReceiveQueue srq;
         ProtectionDomain ownPd = null;
         try {
@@ -207,7 +207,7 @@ abstract class ConnectionSetUp {
                 // A key registered here works on this connection's queue pair alone (docs/one-sided.md).
                 ownPd = ProtectionDomain.allocate(device);
             }
-            if (RdmaConnection.hasOwnReceiveQueue(config)) {
+            if (ConnectionSizing.hasOwnReceiveQueue(config)) {
                 // Its peer's Sends, within its credit or beyond it, take receives of this queue alone.
                 srq = channel.loop.ownReceiveQueue(device, ownPd, config.getSlotSize(),
                         SharedReceiveQueue.ownCapacity(config.getReceiveSlots()));
@@ -218,7 +218,7 @@ abstract class ConnectionSetUp {
             if (ownPd != null) {
                 ownPd.release();
             }
-            cq.unreserve(RdmaConnection.completionQueueEntries(config, device));
+            cq.unreserve(ConnectionSizing.completionQueueEntries(config, device));
             throw e;
         }
         // The connection owns the domain's first hold from here, and frees it when closed.

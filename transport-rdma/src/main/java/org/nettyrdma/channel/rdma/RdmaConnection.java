@@ -19,37 +19,31 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.RecvByteBufAllocator;
-import io.netty.util.concurrent.Future;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CompletionQueue;
-import org.nettyrdma.channel.rdma.internal.HelloMessage;
-import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
 import org.nettyrdma.channel.rdma.internal.RdmaDevice;
-import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.internal.RegisteredBlocks;
 import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
 import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
 import org.nettyrdma.channel.rdma.internal.SendBlocks;
 import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
-import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
 
 /**
- * One connection of a {@link RdmaSocketChannel} (docs/protocol.md): makes its parts, sorts the queue
- * pair's work completions between them, and tells the channel what happened ({@link Events}). The
- * parts are the {@link QueuePairResources} (the verbs objects and their frees), the
- * {@link RdmaSender} (flushed bytes into work requests, within the peer's credits), the
- * {@link RdmaReceiver} (slots, ring, the inbound queue, the credits owed to the peer) and the
- * {@link KeepAlive}'s idle check. The {@code HELLO} exchange that joins sender and receiver happens
- * here.
+ * One connection of a {@link RdmaSocketChannel} (docs/protocol.md): makes its parts, hands them the
+ * channel's calls, and closes them. The parts are the {@link QueuePairResources} (the verbs objects
+ * and their frees), the {@link RdmaSender} (flushed bytes into work requests, within the peer's
+ * credits), the {@link RdmaReceiver} (slots, ring, the inbound queue, the credits owed to the peer),
+ * the {@link HelloExchange} that joins them, the {@link ControlMessages} owed to the peer, the
+ * {@link SendTimers} and the {@link CompletionDispatch}, which sorts the queue pair's work completions
+ * between them and tells the channel what happened ({@link ConnectionEvents}).
  *
  * <p>Used on the channel's event loop only, except the release of ring regions handed up
  * ({@link RdmaReceiver}).
@@ -58,91 +52,23 @@ final class RdmaConnection {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaConnection.class);
 
-    /**
-     * How long a connection whose sends wait for a staging block, with none in flight, waits before it
-     * asks the pool again: blocks come back as other connections' sends complete, on loops that do not
-     * tell this one, so it looks again rather than wait for a completion that will not come.
-     */
-    private static final long BLOCK_RETRY_MILLIS = 10;
-
-    /**
-     * How often a connection that keeps spare staging blocks looks whether it still sends: the spares
-     * go back one to two periods after the last send. Long beside a round trip, so a connection
-     * answering requests keeps them; short beside an idle connection's life.
-     */
-    private static final long STAGING_TRIM_MILLIS = 1000;
-
-    /** What the channel learns from its connection. */
-    interface Events {
-        /** The peer's {@code HELLO} arrived: the connection can carry data. */
-        void connectionReady();
-
-        /** Messages wait in the inbound queue. */
-        void inboundAvailable();
-
-        /** Returns the channel's outbound buffer, or {@code null} once it is closed. */
-        ChannelOutboundBuffer outboundBuffer();
-
-        /** Send space or credits came back: the channel may flush what it holds. */
-        void writeSpaceAvailable();
-
-        /** Every posted send completed. */
-        void sendsDrained();
-
-        /** The connection broke (a failed work completion, a protocol violation). */
-        void connectionFailed(Throwable cause);
-
-        /** The queue pair went to the error state without an error of its own (a disconnect). */
-        void connectionLost();
-
-        /**
-         * Asks whether the connection may hold {@code bytes} more registered memory; if so they count
-         * as held from now on ({@link #heldLess} gives them back).
-         */
-        boolean mayHoldMore(long bytes);
-
-        /** The connection holds {@code bytes} less registered memory than it told. */
-        void heldLess(long bytes);
-    }
-
-    private final Events events;
+    private final ConnectionEvents events;
     private final RdmaDevice device;
-    private final CompletionQueue cq;
     private final QueuePairResources resources;
     private final int qpNum;
-    private final int slots;
-    private final int slotSize;
-    /** The largest ring this side opens to its peer on request; 0 where a window would not confine it. */
-    private final int maxRingSize;
-    /**
-     * The accepting side sends its {@code HELLO} in answer to the connecting side's: only then is the
-     * connecting side's queue pair sure to be ready to receive (protocol.md, "Connection").
-     */
-    private final boolean answersHello;
     private final ConnectionCounters counters = new ConnectionCounters();
     private final KeepAlive keepAlive = new KeepAlive();
-    private final CreditWait creditWait = new CreditWait();
-    private final EventLoop eventLoop;
-    private final RdmaSocketChannelConfig config;
-    /** Looks at {@link #creditWait} when its bound may have passed; {@code null} when none is due. */
-    private Future<?> creditDeadline;
-    /** Asks the pool again for a staging block; {@code null} when none is due. */
-    private Future<?> blockRetry;
-    /** Gives the sender's spare staging blocks back once unused ({@link #startStagingTrim}); {@code null} when none is held. */
-    private Future<?> stagingTrim;
     private final RdmaReceiver receiver;
     private final RdmaSender sender;
     private final RingOwner rings;
+    private final HelloExchange hello;
+    private final SendTimers timers;
+    private final ControlMessages controls;
+    private final CompletionDispatch completions;
     /** The connection's own protection domain, to expose memory in; {@code null} in the device's shared one. */
     private final ProtectionDomain ownPd;
     private final OneSidedRequests oneSided;
     private final Set<ExposedRegion> exposures = new LinkedHashSet<>();
-    /**
-     * A {@code SHUTDOWN_OUTPUT} or {@code CLOSE} that found no slot at the peer: it goes out, before
-     * any {@code CREDIT}, as soon as the peer returns one ({@link #sendEndOfStream}).
-     */
-    private boolean shutdownOwed;
-    private boolean closeOwed;
     /** The queue pair was moved to the error state ({@link #disconnect()}). */
     private boolean disconnected;
     /** The connection failed and was stopped: nothing the peer sends is taken any more ({@link #abort()}). */
@@ -150,29 +76,26 @@ final class RdmaConnection {
     private boolean closed;
 
     /**
-     * Creates the queue pair on {@code id}, in {@code cq} where {@link #completionQueueEntries} are
-     * reserved for it and on the shared receive queue {@code srq}, and reserves the peer's first
-     * slots there: all before the connection is established, so no Send from the peer can find no
-     * receive. A ring opens only when the peer asks for one. All or nothing: if any step fails,
+     * Creates the queue pair on {@code id}, in {@code cq} where
+     * {@link ConnectionSizing#completionQueueEntries} are reserved for it and on the shared receive
+     * queue {@code srq}, and reserves the peer's first slots there: all before the connection is
+     * established, so no Send from the peer can find no receive. A ring opens only when the peer asks for one. All or nothing: if any step fails,
      * everything made before it is freed and the reservations are returned.
      */
-    RdmaConnection(Events events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq, long id,
-                   RdmaSocketChannelConfig config, boolean accepted, ProtectionDomain ownPd) throws IOException {
+    RdmaConnection(ConnectionEvents events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq,
+                   long id, RdmaSocketChannelConfig config, boolean accepted, ProtectionDomain ownPd)
+            throws IOException {
         this.events = events;
         this.ownPd = ownPd;
-        this.eventLoop = eventLoop;
-        this.config = config;
-        this.answersHello = accepted;
-        this.cq = cq;
         this.device = cq.device();
-        this.slots = config.getReceiveSlots();
-        this.slotSize = config.getSlotSize();
-        // No ring where a window would not confine the peer: then it may write nowhere (RingPolicy).
-        this.maxRingSize = ownPd != null ? 0 : maxRingSize(config, device);
+        int slots = config.getReceiveSlots();
+        // The largest ring this side opens to its peer on request. None where a window would not
+        // confine the peer: then it may write nowhere (RingPolicy).
+        int maxRingSize = ownPd != null ? 0 : ConnectionSizing.maxRingSize(config, device);
         int sendBufferSize = config.getSendBufferSize();
-        int sendDepth = sendQueueDepth(config, device);
+        int sendDepth = ConnectionSizing.sendQueueDepth(config, device);
         // From here the connection owns the CQ reservation and the receive queue: close() gives them back.
-        resources = new QueuePairResources(cq, completionQueueEntries(config, device), id, srq);
+        resources = new QueuePairResources(cq, ConnectionSizing.completionQueueEntries(config, device), id, srq);
         boolean created = false;
         try {
             // A connection the limit cannot hold is refused now, with the reason, rather than after the
@@ -187,6 +110,7 @@ final class RdmaConnection {
             resources.open(sendDepth, config.getMaxInlineData());
             qpNum = resources.qpNum();
             PartsListener listener = new PartsListener();
+            timers = new SendTimers(eventLoop, config, listener);
             receiver = new RdmaReceiver(listener, eventLoop, resources, slots, maxRingSize,
                     config.isReceiveInPlace(), accepted, counters);
             // A connection in a domain of its own stages in blocks registered there: the pool's keys are
@@ -200,6 +124,11 @@ final class RdmaConnection {
                     RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize));
             rings = new RingOwner(listener, resources, sender, receiver, eventLoop,
                     config.getRingIdleMillis());
+            hello = new HelloExchange(sender, receiver, accepted ? HelloExchange.Turn.ANSWERS
+                    : HelloExchange.Turn.SPEAKS_FIRST, config.getSlotSize(), qpNum);
+            controls = new ControlMessages(sender, receiver.owed(), rings, hello, timers, keepAlive, counters);
+            completions = new CompletionDispatch(events, listener, device, receiver, sender, oneSided, rings,
+                    hello, timers, controls, keepAlive, counters);
             cq.claim(id, sender.chain());
             cq.attach(srq, id, qpNum);
             receiver.reserveForHello();
@@ -209,51 +138,6 @@ final class RdmaConnection {
                 close();
             }
         }
-    }
-
-    private static int sendQueueDepth(RdmaSocketChannelConfig config, RdmaDevice device) {
-        return Math.min(config.getSendQueueDepth(), device.maxQpWr());
-    }
-
-    /**
-     * Returns the registered bytes a connection with {@code config} holds once both {@code HELLO}s are
-     * out, idle, before its peer's share grows: its first slots of the shared receive queue. Growth
-     * and rings ask again ({@link Events#mayHoldMore}); staging blocks come from the allocator's pool
-     * while sends are in flight, at most {@code SO_SNDBUF}.
-     */
-    static long registeredBytesAtStart(RdmaSocketChannelConfig config) {
-        int slots = Math.min(RdmaReceiver.INITIAL_SHARE, config.getReceiveSlots());
-        // A queue of its own registers whole regions: its first is the first share.
-        return QueuePairResources.registeredBytes(hasOwnReceiveQueue(config)
-                ? Math.max(slots, SharedReceiveQueue.ownRegionSlots(config.getReceiveSlots())) : slots,
-                config.getSlotSize(), 0, 0);
-    }
-
-    /**
-     * Returns the largest ring a connection with {@code config} opens on {@code device} when its peer
-     * asks: {@code SO_RCVBUF}, or none where a window would not confine the peer ({@link RingPolicy}).
-     */
-    private static int maxRingSize(RdmaSocketChannelConfig config, RdmaDevice device) {
-        return RingPolicy.opensRing(device) ? config.getReceiveBufferSize() : 0;
-    }
-
-    /**
-     * Returns the entries a connection with {@code config} reserves in its completion queue: its send
-     * depth, and its largest share of receives, which complete there too. On a receive queue of its
-     * own that is every receive the queue can hold posted, so its completions fit whatever its peer
-     * sends; on the loop's shared queue, only while its peer keeps to its credit
-     * (docs/decisions.md#completion-queue-bound).
-     */
-    static int completionQueueEntries(RdmaSocketChannelConfig config, RdmaDevice device) {
-        return sendQueueDepth(config, device) + SharedReceiveQueue.ownCapacity(config.getReceiveSlots());
-    }
-
-    /**
-     * Returns {@code true} if a connection with {@code config} has a receive queue of its own: unless
-     * it asked for its loop's shared one, and has no protection domain of its own.
-     */
-    static boolean hasOwnReceiveQueue(RdmaSocketChannelConfig config) {
-        return !config.isSharedReceiveQueue() || config.isExposeMemory();
     }
 
     /** Returns {@code true} if the queue pair's sends or receives complete into {@code queue}. */
@@ -268,15 +152,12 @@ final class RdmaConnection {
 
     /** Returns {@code true} once both {@code HELLO}s are out: this side's posted, the peer's received. */
     boolean isReady() {
-        return sender.hasPeer() && sender.helloSent();
+        return hello.isDone();
     }
 
     /** Says how far the {@code HELLO} exchange got: for the message of a connect that timed out. */
     String handshakeState() {
-        String own = !sender.helloSent() ? "not sent" : sender.helloDelivered() ? "delivered"
-                : "posted, not acknowledged";
-        return "qp " + qpNum + ": this side's HELLO " + own + ", the peer's "
-                + (sender.hasPeer() ? "received" : "not received");
+        return hello.describe();
     }
 
     /** Returns the connection's {@code ibv_qp*}, for tests that ask the device what it made of an option. */
@@ -314,13 +195,7 @@ final class RdmaConnection {
      * of up to {@code SO_RCVBUF}, none of which is open yet.
      */
     void sendHello() throws IOException {
-        receiver.reserveShare();
-        HelloMessage hello = HelloMessage.of(receiver.owed().grantedSlots(), receiver.maxShare(), slotSize,
-                receiver.maxRingSize());
-        logger.debug("qp {}: posting this side's HELLO", qpNum);
-        sender.sendHello(hello);
-        // Our HELLO used one of the peer's slots: counted once the peer's HELLO says how many it gave.
-        if (sender.hasPeer()) {
+        if (hello.sendHello()) {
             events.connectionReady();
         }
     }
@@ -335,109 +210,13 @@ final class RdmaConnection {
         }
         if (sender.flush(in)) {
             if (sender.stalledOnCredit()) {
-                creditWait.stalled(System.nanoTime());
-                scheduleCreditDeadline();
+                timers.creditStalled();
             } else {
-                creditWait.ended();
+                timers.creditEnded();
             }
-            maybeSendCredit();
-            retryIfWaitingForBlock();
+            controls.sendDue();
+            controls.retryIfWaitingForBlock();
         }
-    }
-
-    /**
-     * Makes sure the sender asks the pool again if its sends wait for a staging block and nothing in
-     * flight will complete to trigger a flush: the writes stay in the outbound buffer meanwhile, and
-     * the channel turns unwritable above its high water mark, as when the peer is slow.
-     */
-    private void retryIfWaitingForBlock() {
-        if (blockRetry != null || closed || !sender.waitingForBlock() || hasOutstandingSends()) {
-            return;
-        }
-        blockRetry = eventLoop.schedule(this::blockRetryDue, BLOCK_RETRY_MILLIS, TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * Looks at the sender's staging blocks every {@link #STAGING_TRIM_MILLIS} while it holds any, so that
-     * the spares it keeps between sends go back to the pool once the connection stops sending. One
-     * task for the connection's whole busy period: a send and its completion schedule nothing.
-     */
-    private void startStagingTrim() {
-        stagingTrim = eventLoop.scheduleAtFixedRate(this::stagingTrimDue, STAGING_TRIM_MILLIS, STAGING_TRIM_MILLIS,
-                TimeUnit.MILLISECONDS);
-    }
-
-    private void stagingTrimDue() {
-        // Both looks run: each gives back what it found unused since the last.
-        boolean trimmed = sender.trimStaging() & oneSided.trimLanding();
-        if (closed || trimmed) {
-            stagingTrim.cancel(false);
-            stagingTrim = null;
-        }
-    }
-
-    private void blockRetryDue() {
-        blockRetry = null;
-        if (closed) {
-            return;
-        }
-        // Flushes what waits, which looks again if it still finds no block.
-        events.writeSpaceAvailable();
-        try {
-            maybeSendCredit();
-        } catch (IOException e) {
-            events.connectionFailed(e);
-        }
-    }
-
-    /** Makes sure a look at the credit wait is due when its bound, if it has one, may have passed. */
-    private void scheduleCreditDeadline() {
-        int bound = config.getCreditTimeoutMillis();
-        if (creditDeadline != null || bound == 0) {
-            return;
-        }
-        long left = creditWait.nanosLeft(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(bound));
-        creditDeadline = eventLoop.schedule(this::creditDeadlineReached, Math.max(0, left), TimeUnit.NANOSECONDS);
-    }
-
-    /**
-     * Fails the connection if its writes still wait for credit and have waited for the bound; looks
-     * again later if they wait but not for so long (the wait began again since this look was set).
-     */
-    private void creditDeadlineReached() {
-        creditDeadline = null;
-        int bound = config.getCreditTimeoutMillis();
-        if (closed || bound == 0 || !creditWait.isWaiting()) {
-            return;
-        }
-        long now = System.nanoTime();
-        if (creditWait.nanosLeft(now, TimeUnit.MILLISECONDS.toNanos(bound)) > 0) {
-            scheduleCreditDeadline();
-            return;
-        }
-        ChannelOutboundBuffer in = events.outboundBuffer();
-        long pending = in != null ? in.totalPendingWriteBytes() : 0;
-        events.connectionFailed(new RdmaCreditTimeoutException("the peer returned no receive credit for "
-                + TimeUnit.NANOSECONDS.toMillis(creditWait.waitedNanos(now)) + " ms while " + pending
-                + " bytes waited to be sent (qp " + qpNum + ", RdmaChannelOption.CREDIT_TIMEOUT_MILLIS "
-                + bound + " ms): the peer stopped reading, or holds credit it does not return"));
-    }
-
-    /**
-     * Posts a message without payload ({@code CREDIT}, {@code SHUTDOWN_OUTPUT}, {@code CLOSE}) if a
-     * slot, send space and a send queue entry are free.
-     *
-     * @return {@code true} if it was posted
-     */
-    boolean sendControl(int type) throws IOException {
-        if (!isReady() || closed) {
-            return false;
-        }
-        if (sender.sendControl(type)) {
-            return true;
-        }
-        retryIfWaitingForBlock();
-        return false;
     }
 
     /**
@@ -447,86 +226,22 @@ final class RdmaConnection {
      * credits"), so the wait is short unless the queue pair fails, which the drain's bound covers.
      */
     void sendEndOfStream(int type) throws IOException {
-        if (type == RdmaProtocol.TYPE_SHUTDOWN_OUTPUT) {
-            shutdownOwed = true;
-        } else {
-            closeOwed = true;
-        }
-        sendOwedEndOfStream();
+        controls.sendEndOfStream(type);
     }
 
     /** Returns {@code true} while a {@code SHUTDOWN_OUTPUT} or {@code CLOSE} waits for a slot at the peer. */
     boolean endOfStreamOwed() {
-        return shutdownOwed || closeOwed;
-    }
-
-    private void sendOwedEndOfStream() throws IOException {
-        if (shutdownOwed && sendControl(RdmaProtocol.TYPE_SHUTDOWN_OUTPUT)) {
-            shutdownOwed = false;
-        }
-        if (!shutdownOwed && closeOwed && sendControl(RdmaProtocol.TYPE_CLOSE)) {
-            closeOwed = false;
-        }
+        return controls.endOfStreamOwed();
     }
 
     /**
-     * Probes the peer if nothing completed since the last call (SO_KEEPALIVE), with
-     * {@link RdmaSender#probe()}.
+     * Probes the peer if nothing completed since the last call (SO_KEEPALIVE)
+     * ({@link ControlMessages#probeIfIdle}).
      *
      * @return {@code true} if a probe was posted
      */
     boolean probeIfIdle() throws IOException {
-        boolean idle = keepAlive.idleSinceLastLook();
-        if (!idle || !isReady() || closed || hasOutstandingSends() || !sender.probe()) {
-            return false;
-        }
-        keepAlive.probed();
-        counters.keepAliveProbes++;
-        return true;
-    }
-
-    private void maybeSendCredit() throws IOException {
-        if (endOfStreamOwed()) {
-            // What is owed rides in its header.
-            sendOwedEndOfStream();
-            return;
-        }
-        if (!isReady() || closed) {
-            return;
-        }
-        serveRings();
-        if (receiver.owed().creditMessageDue()) {
-            sendControl(RdmaProtocol.TYPE_CREDIT);
-        }
-    }
-
-    /**
-     * Does the rings' work that waited: opens a ring the peer asked for and posts the {@code RING}
-     * owed ({@link RingOwner}), and the {@code RING_RELEASED} and {@code RING_REQUEST} this side owes
-     * as a writer, as far as slots allow (docs/protocol.md, "Rings").
-     */
-    private void serveRings() throws IOException {
-        rings.serve();
-        if (sender.ringMessagesOwed()) {
-            sender.sendOwedRingMessages();
-        }
-    }
-
-    /**
-     * Takes a {@code RING_REQUEST}, {@code RING} or {@code RING_RELEASED}; the credits its header
-     * returned are taken already.
-     */
-    private void onRingMessage(Received received) throws IOException {
-        int type = received.header().type();
-        if (type == RdmaProtocol.TYPE_RING) {
-            // The ring the peer opened to this side, or closed: this side's writes go accordingly.
-            sender.onRing(received.ringMessage());
-            events.writeSpaceAvailable();
-        } else if (type == RdmaProtocol.TYPE_RING_REQUEST) {
-            rings.onRequest(received.ringGeneration());
-        } else {
-            rings.onReleased(received.ringGeneration());
-        }
+        return controls.probeIfIdle();
     }
 
     /** Returns {@code true} while posted sends have not completed. */
@@ -551,143 +266,11 @@ final class RdmaConnection {
     }
 
     /**
-     * Handles one work completion of this connection's queue pair, on its event loop. For an error
-     * completion only {@code wrId}, {@code status} and {@code opcode} are meaningful ({@code opcode}
-     * is not, for flushed receives); {@code flags} are the completion's {@code wc_flags}
-     * ({@code RdmaNative.WC_WITH_INV}).
+     * Handles one work completion of this connection's queue pair, on its event loop
+     * ({@link CompletionDispatch#onCompletion}).
      */
     void onCompletion(long wrId, int status, int opcode, int byteLength, int immediate, int flags) {
-        boolean receive = RdmaReceiver.isReceive(wrId);
-        if (receive && (closed || aborted || status != WorkCompletionStatus.SUCCESS)) {
-            // A shared slot that nobody takes goes back to the queue. After an abort, what the peer
-            // got in before its queue pair left the ready state is not looked at: no exception is
-            // made, no credit counted, per message of a peer that floods.
-            receiver.discard(wrId);
-            if (aborted && status == WorkCompletionStatus.SUCCESS) {
-                counters.refusedReceives++;
-                return;
-            }
-        }
-        if (status == WorkCompletionStatus.WR_FLUSH_ERR) {
-            // The QP went to the error state: the peer disconnected (or this side did). Every posted
-            // request comes back flushed; the CM's DISCONNECTED event says why, so nothing to report.
-            // A flushed send is done with (its bytes are not delivered), so a closing channel's
-            // drain does not wait for it.
-            boolean sendFlushed = !receive && sender.failed(wrId);
-            if (!receive) {
-                oneSided.failed(wrId, status);
-            }
-            if (closed) {
-                return;
-            }
-            events.connectionLost();
-            if (sendFlushed && !closed && !hasOutstandingSends()) {
-                events.sendsDrained();
-            }
-            return;
-        }
-        if (status != WorkCompletionStatus.SUCCESS) {
-            if (!receive) {
-                sender.failed(wrId);
-                oneSided.failed(wrId, status);
-            }
-            if (!closed) {
-                events.connectionFailed(receive ? receiveFailure(status) : sendFailure(status));
-            }
-            return;
-        }
-        if (closed) {
-            if (!receive) {
-                oneSided.completed(wrId);
-                sender.completed(wrId, null);
-            }
-            return;
-        }
-        keepAlive.completed();
-        try {
-            if (receive) {
-                onReceive(wrId, opcode, byteLength, immediate, flags);
-            } else {
-                // Read data and atomic results are taken out of their landing blocks first.
-                oneSided.completed(wrId);
-                sender.completed(wrId, events.outboundBuffer());
-                oneSided.postWaiting();
-                if (stagingTrim == null && (sender.holdsIdleStaging() || oneSided.holdsIdleLanding())) {
-                    startStagingTrim();
-                }
-                if (endOfStreamOwed()) {
-                    sendOwedEndOfStream();
-                }
-                events.writeSpaceAvailable();
-                if (!hasOutstandingSends()) {
-                    events.sendsDrained();
-                }
-            }
-        } catch (Exception e) {
-            events.connectionFailed(e);
-        }
-    }
-
-    /** Returns the exception a send, a Write or a bind that failed closes the connection with. */
-    private IOException sendFailure(int status) {
-        return new IOException("work completion failed on " + device + ": " + WorkCompletionStatus.describe(status)
-                + "; the queue pair is now in the error state");
-    }
-
-    /**
-     * Returns the exception a receive that failed closes the connection with: a failed receive is the
-     * peer's doing, since this side posts only receives into its own slots.
-     */
-    private IOException receiveFailure(int status) {
-        String suffix = " (" + WorkCompletionStatus.name(status) + " on " + device
-                + "); the queue pair is now in the error state";
-        if (status == WorkCompletionStatus.REM_INV_REQ_ERR) {
-            return new RdmaProtocolException("the peer sent a request this side's device refused as invalid: a Send "
-                    + "with Invalidate, which the protocol never uses, or another operation it does not allow"
-                    + suffix);
-        }
-        if (status == WorkCompletionStatus.LOC_LEN_ERR) {
-            return new RdmaProtocolException("the peer sent a message larger than a receive slot" + suffix);
-        }
-        return new IOException("a receive failed on " + device + ": " + WorkCompletionStatus.describe(status)
-                + "; the queue pair is now in the error state");
-    }
-
-    private void onReceive(long wrId, int opcode, int byteLength, int immediate, int flags) throws IOException {
-        Received received = receiver.onReceive(wrId, opcode, byteLength, immediate, flags);
-        if (received.kind() == Received.Kind.HELLO) {
-            sender.peerHello(received.peerHello());
-            if (sender.helloSent()) {
-                events.connectionReady();
-            } else if (answersHello) {
-                sendHello();
-            }
-            return;
-        }
-        if (received.kind() == Received.Kind.WRITE) {
-            events.inboundAvailable();
-            maybeSendCredit();
-            return;
-        }
-        MessageHeader header = received.header();
-        sender.creditsReturned(header.returnedSlots(), header.returnedRingBytes());
-        if (header.returnedSlots() > 0) {
-            creditWait.ended();
-            if (endOfStreamOwed()) {
-                sendOwedEndOfStream();
-            }
-        }
-        if (received.kind() == Received.Kind.SEND) {
-            events.inboundAvailable();
-        } else if (received.kind() == Received.Kind.RING_MESSAGE) {
-            onRingMessage(received);
-        }
-        if (header.returnedSlots() > 0 || header.returnedRingBytes() > 0) {
-            events.writeSpaceAvailable();
-        }
-        // The peer's share may have grown with this message: it learns so whether or not the
-        // pipeline reads now.
-        maybeSendCredit();
+        completions.onCompletion(wrId, status, opcode, byteLength, immediate, flags);
     }
 
     /** Returns {@code true} if messages wait to be read. */
@@ -713,7 +296,7 @@ final class RdmaConnection {
     /** Posts the receives reposted by {@link #readInbound}, and returns credits if that is due. */
     void readComplete() throws IOException {
         receiver.postReceives();
-        maybeSendCredit();
+        controls.sendDue();
     }
 
     /**
@@ -742,8 +325,7 @@ final class RdmaConnection {
         }
         disconnected = true;
         // Nothing more will be posted: what waited for a slot is not owed any more.
-        shutdownOwed = false;
-        closeOwed = false;
+        controls.forgetEndOfStream();
         receiver.stopPosting();
         resources.disconnect();
         // Receives come from a shared receive queue (the connection's own or the loop's), which the
@@ -769,17 +351,11 @@ final class RdmaConnection {
             return;
         }
         closed = true;
-        if (creditDeadline != null) {
-            creditDeadline.cancel(false);
-            creditDeadline = null;
+        if (controls != null) {
+            controls.stop();
         }
-        if (blockRetry != null) {
-            blockRetry.cancel(false);
-            blockRetry = null;
-        }
-        if (stagingTrim != null) {
-            stagingTrim.cancel(false);
-            stagingTrim = null;
+        if (timers != null) {
+            timers.cancel();
         }
         if (rings != null) {
             rings.stop();
@@ -842,10 +418,12 @@ final class RdmaConnection {
     }
 
     /**
-     * What the receiver and the ring owner report outside a completion, and ask, turned into the
-     * channel's events.
+     * What the receiver and the ring owner report outside a completion, and what the timers find due,
+     * turned into the channel's events; and the connection's state, which the completion dispatch
+     * asks.
      */
-    private final class PartsListener implements RdmaReceiver.Listener, RingOwner.Connection {
+    private final class PartsListener implements RdmaReceiver.Listener, RingOwner.Connection, SendTimers.Due,
+            CompletionDispatch.Owner {
         @Override
         public void ringSpaceFreed() {
             sendWhatIsDue();
@@ -858,15 +436,48 @@ final class RdmaConnection {
 
         private void sendWhatIsDue() {
             try {
-                maybeSendCredit();
+                controls.sendDue();
             } catch (IOException e) {
                 events.connectionFailed(e);
             }
         }
 
         @Override
+        public boolean isClosed() {
+            return closed;
+        }
+
+        @Override
+        public boolean isAborted() {
+            return aborted;
+        }
+
+        @Override
+        public void blockRetryDue() {
+            // Flushes what waits, which looks again if it still finds no block.
+            events.writeSpaceAvailable();
+            sendWhatIsDue();
+        }
+
+        @Override
+        public boolean trimStaging() {
+            // Both looks run: each gives back what it found unused since the last.
+            return sender.trimStaging() & oneSided.trimLanding();
+        }
+
+        @Override
+        public void creditTimedOut(long waitedMillis, int boundMillis) {
+            ChannelOutboundBuffer in = events.outboundBuffer();
+            long pending = in != null ? in.totalPendingWriteBytes() : 0;
+            events.connectionFailed(new RdmaCreditTimeoutException("the peer returned no receive credit for "
+                    + waitedMillis + " ms while " + pending + " bytes waited to be sent (qp " + qpNum
+                    + ", RdmaChannelOption.CREDIT_TIMEOUT_MILLIS " + boundMillis
+                    + " ms): the peer stopped reading, or holds credit it does not return"));
+        }
+
+        @Override
         public void ringGrowthDue() {
-            // Announced by serveRings() after this receive, as every other ring message.
+            // Announced by ControlMessages after this receive, as every other ring message.
             rings.growthDue();
         }
 
