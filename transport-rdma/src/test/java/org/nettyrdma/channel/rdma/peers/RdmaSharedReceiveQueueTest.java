@@ -146,13 +146,7 @@ class RdmaSharedReceiveQueueTest {
         ExecutorService threads = Executors.newFixedThreadPool(flooders);
         List<RawRdmaClient> raws = new ArrayList<>();
         try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test), bootstrap -> { })) {
-            List<HostilePeerServer.RawChild> children = new ArrayList<>();
-            for (int i = 0; i < flooders; i++) {
-                RawRdmaClient raw = RawRdmaClient.connect(server.address());
-                raws.add(raw);
-                children.add(server.nextRawChild());
-                raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
-            }
+            List<HostilePeerServer.RawChild> children = connectFlooders(server, flooders, raws);
             byte[] credit = credit();
             List<Future<String>> results = new ArrayList<>();
             for (RawRdmaClient raw : raws) {
@@ -204,13 +198,7 @@ class RdmaSharedReceiveQueueTest {
         ExecutorService threads = Executors.newFixedThreadPool(flooders);
         List<RawRdmaClient> raws = new ArrayList<>();
         try (HostilePeerServer server = HostilePeerServer.start(rdma, TestSeed.of(test), receiveQueue(true))) {
-            List<HostilePeerServer.RawChild> children = new ArrayList<>();
-            for (int i = 0; i < flooders; i++) {
-                RawRdmaClient raw = RawRdmaClient.connect(server.address());
-                raws.add(raw);
-                children.add(server.nextRawChild());
-                raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
-            }
+            List<HostilePeerServer.RawChild> children = connectFlooders(server, flooders, raws);
             byte[] credit = credit();
             List<Future<List<RawRdmaClient.Completion>>> floods = new ArrayList<>();
             for (RawRdmaClient raw : raws) {
@@ -233,6 +221,22 @@ class RdmaSharedReceiveQueueTest {
                 raw.close();
             }
         }
+    }
+
+    /**
+     * Connects {@code flooders} raw peers to {@code server}, adding each to {@code raws}, each having
+     * exchanged {@code HELLO}s, and returns the server's children for them.
+     */
+    private static List<HostilePeerServer.RawChild> connectFlooders(HostilePeerServer server, int flooders,
+                                                                   List<RawRdmaClient> raws) throws Exception {
+        List<HostilePeerServer.RawChild> children = new ArrayList<>();
+        for (int i = 0; i < flooders; i++) {
+            RawRdmaClient raw = RawRdmaClient.connect(server.address());
+            raws.add(raw);
+            children.add(server.nextRawChild());
+            raw.exchangeHellos(RawRdmaClient.hello(GRANTED_SLOTS));
+        }
+        return children;
     }
 
     /**
