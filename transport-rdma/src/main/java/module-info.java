@@ -16,10 +16,11 @@
 
 /**
  * The RDMA transport for Netty. Only {@code org.nettyrdma.channel.rdma} is exported: the channels,
- * the I/O handler, the options, the allocator and the metrics. The {@code internal} package (the
- * verbs, the wire protocol, registered memory) is the transport's own; on the module path no other
- * module can compile against it or reach it by reflection. On the class path a module descriptor
- * is ignored, so there the package is only marked internal by its name.
+ * the I/O handler, the options, the allocator and the metrics. The packages beneath it, one per
+ * layer ({@code connection}, {@code protocol}, {@code loop}, {@code memory}, and {@code internal}, the
+ * native binding), are the transport's own; on the module path no other module can compile against
+ * them or reach them by reflection. On the class path a module descriptor is ignored, so there they
+ * are only marked internal by their place beneath the public package.
  *
  * <p>DiSNI's jar carries no module descriptor and no {@code Automatic-Module-Name}: on the module
  * path it is an automatic module named after its file, {@code disni} for {@code disni-2.1.jar}. A

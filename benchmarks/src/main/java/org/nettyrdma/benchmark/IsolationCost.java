@@ -28,7 +28,7 @@ import java.util.function.ToDoubleFunction;
 import com.ibm.disni.util.MemoryUtils;
 import org.nettyrdma.channel.rdma.internal.NativeLibrary;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
-import org.nettyrdma.channel.rdma.internal.RegisteredMemoryPool;
+import org.nettyrdma.channel.rdma.memory.RegisteredMemoryPool;
 import org.nettyrdma.example.ExampleOptions;
 
 /**

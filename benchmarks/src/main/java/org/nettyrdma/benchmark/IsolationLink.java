@@ -28,7 +28,7 @@ import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.SVCPostSend;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
-import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 
 /**
  * One {@link IsolationCost} connection: the writing end ({@link VerbsQueuePair}, connected on a thread of

@@ -25,7 +25,7 @@ import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
-import org.nettyrdma.channel.rdma.internal.RegisteredMemoryPool;
+import org.nettyrdma.channel.rdma.memory.RegisteredMemoryPool;
 
 /**
  * What {@code connections} connections of a design sharing {@code slabs} slabs hold, as one round of

@@ -24,7 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
-import org.nettyrdma.channel.rdma.internal.RegisteredMemoryPool;
+import org.nettyrdma.channel.rdma.memory.RegisteredMemoryPool;
 
 /**
  * The rounds of an {@link IsolationCost} run, design by design, and the tables printed from them: each

@@ -39,7 +39,7 @@ import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.SVCPollCq;
 import com.ibm.disni.verbs.SVCReqNotify;
 import com.ibm.disni.verbs.StatefulVerbCall;
-import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 
 /**
  * The verbs objects of one end of a floor benchmark's connection, whatever its role: the RDMA CM id and

@@ -26,10 +26,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.nettyrdma.channel.rdma.RdmaMemoryMetrics;
-import org.nettyrdma.channel.rdma.internal.CompletionQueue;
-import org.nettyrdma.channel.rdma.internal.RdmaDevice;
-import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
-import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
+import org.nettyrdma.channel.rdma.loop.CompletionQueue;
+import org.nettyrdma.channel.rdma.memory.RdmaDevice;
+import org.nettyrdma.channel.rdma.memory.RegisteredBuffer;
+import org.nettyrdma.channel.rdma.memory.RegisteredSlab;
 
 /**
  * Counts the verbs objects that exist, to check that a test left none behind. Two sources:

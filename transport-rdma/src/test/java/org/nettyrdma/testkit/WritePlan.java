@@ -17,7 +17,7 @@ package org.nettyrdma.testkit;
 
 import java.util.Random;
 
-import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 
 /**
  * The sizes of a stream's writes, in flush groups, drawn from a seed. Every kind of group the

@@ -34,7 +34,7 @@ import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.channel.rdma.RdmaIoHandlerConfig;
 import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
-import org.nettyrdma.channel.rdma.internal.CompletionQueue;
+import org.nettyrdma.channel.rdma.loop.CompletionQueue;
 import org.nettyrdma.testkit.DeviceResources;
 import org.nettyrdma.testkit.EchoHandler;
 import org.nettyrdma.testkit.RdmaTestEnvironment;

@@ -28,13 +28,13 @@ import io.netty.channel.IoRegistration;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
-import org.nettyrdma.channel.rdma.internal.CmEventDispatcher;
-import org.nettyrdma.channel.rdma.internal.RdmaDevice;
-import org.nettyrdma.channel.rdma.internal.RdmaIoEvent;
-import org.nettyrdma.channel.rdma.internal.RdmaIoHandle;
-import org.nettyrdma.channel.rdma.internal.RdmaIoRegistration;
-import org.nettyrdma.channel.rdma.internal.RdmaLoop;
-import org.nettyrdma.channel.rdma.internal.RejectReason;
+import org.nettyrdma.channel.rdma.loop.CmEventDispatcher;
+import org.nettyrdma.channel.rdma.loop.RdmaIoEvent;
+import org.nettyrdma.channel.rdma.loop.RdmaIoHandle;
+import org.nettyrdma.channel.rdma.loop.RdmaIoRegistration;
+import org.nettyrdma.channel.rdma.loop.RdmaLoop;
+import org.nettyrdma.channel.rdma.memory.RdmaDevice;
+import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
  * The base of the RDMA channels: what a stream channel and a server channel do alike. It registers

@@ -29,9 +29,13 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.DuplexChannel;
-import org.nettyrdma.channel.rdma.internal.RdmaDevice;
-import org.nettyrdma.channel.rdma.internal.RdmaIoEvent;
-import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.connection.ConnectionEvents;
+import org.nettyrdma.channel.rdma.connection.EndOfInput;
+import org.nettyrdma.channel.rdma.connection.RdmaConnection;
+import org.nettyrdma.channel.rdma.connection.TrackedFileRegion;
+import org.nettyrdma.channel.rdma.loop.RdmaIoEvent;
+import org.nettyrdma.channel.rdma.memory.RdmaDevice;
+import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 
 /**
  * The byte stream of an RDMA channel over its {@link RdmaConnection}: writes, the read loop and both
@@ -206,7 +210,7 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         if (connection != null) {
             drain.disconnect();
             connection.close();
-            metricsAtClose = connection.metrics(false);
+            metricsAtClose = RdmaChannelMetrics.of(connection, false);
             connection = null;
         }
         freeId();

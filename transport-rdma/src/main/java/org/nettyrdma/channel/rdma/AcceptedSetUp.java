@@ -23,12 +23,14 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
-import org.nettyrdma.channel.rdma.internal.CmEvent;
-import org.nettyrdma.channel.rdma.internal.CmEventDispatcher;
-import org.nettyrdma.channel.rdma.internal.ConnectionBudget;
+import org.nettyrdma.channel.rdma.connection.ConnectionSizing;
+import org.nettyrdma.channel.rdma.connection.RdmaConnection;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
-import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
-import org.nettyrdma.channel.rdma.internal.RejectReason;
+import org.nettyrdma.channel.rdma.internal.CmEvent;
+import org.nettyrdma.channel.rdma.loop.CmEventDispatcher;
+import org.nettyrdma.channel.rdma.memory.ConnectionBudget;
+import org.nettyrdma.channel.rdma.memory.RegisteredMemoryBudget;
+import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
  * The set-up of a channel for a connect request its server accepted: the id moves to the channel's

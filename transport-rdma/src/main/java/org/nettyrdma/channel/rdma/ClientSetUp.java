@@ -30,12 +30,13 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.util.concurrent.Future;
-import org.nettyrdma.channel.rdma.internal.CmEvent;
+import org.nettyrdma.channel.rdma.connection.RdmaConnection;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
-import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
-import org.nettyrdma.channel.rdma.internal.RejectReason;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
+import org.nettyrdma.channel.rdma.internal.CmEvent;
+import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
+import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
  * The set-up of a channel that connects: {@code rdma_resolve_addr}, {@code rdma_resolve_route}, the
@@ -186,7 +187,7 @@ final class ClientSetUp extends ConnectionSetUp {
     private String describe(CmEvent event) {
         switch (event.type()) {
             case CmEvent.REJECTED:
-                String reason = RejectReason.describe(event.rejectReason());
+                String reason = RejectReason.describe(RejectReason.decode(event.privateData()));
                 if (reason != null) {
                     return "connection refused (RDMA CM REJECTED): " + reason;
                 }

@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.netty.util.concurrent.Future;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
-import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.connection.RdmaConnection;
+import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 
 /**
  * The drain of a closing stream channel: it lets the queue pair's work requests come back before the

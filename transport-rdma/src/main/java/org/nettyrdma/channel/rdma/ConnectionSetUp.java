@@ -24,13 +24,17 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
-import org.nettyrdma.channel.rdma.internal.CmEvent;
-import org.nettyrdma.channel.rdma.internal.CompletionQueue;
+import org.nettyrdma.channel.rdma.connection.ConnectionEvents;
+import org.nettyrdma.channel.rdma.connection.ConnectionSizing;
+import org.nettyrdma.channel.rdma.connection.RdmaConnection;
+import org.nettyrdma.channel.rdma.connection.RdmaReceiver;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
-import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
-import org.nettyrdma.channel.rdma.internal.RdmaDevice;
-import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
+import org.nettyrdma.channel.rdma.internal.CmEvent;
+import org.nettyrdma.channel.rdma.loop.CompletionQueue;
+import org.nettyrdma.channel.rdma.loop.SharedReceiveQueue;
+import org.nettyrdma.channel.rdma.memory.ProtectionDomain;
+import org.nettyrdma.channel.rdma.memory.RdmaDevice;
 
 /**
  * How an {@link RdmaSocketChannel} gets its {@link RdmaConnection}, and the RDMA CM events of its id.
@@ -223,7 +227,7 @@ abstract class ConnectionSetUp {
         }
         // The connection owns the domain's first hold from here, and frees it when closed.
         RdmaConnection connection = new RdmaConnection(channel.streamUnsafe(), channel.eventLoop(), cq, srq, id,
-                config, answersHello(), ownPd);
+                config, answersHello(), ownPd, RdmaByteBufAllocator.POOLED_MEMORY);
         channel.connection = connection;
         admitted(connection);
     }

@@ -25,8 +25,8 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
-import org.nettyrdma.channel.rdma.internal.MemoryRegion;
-import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
+import org.nettyrdma.channel.rdma.memory.MemoryRegion;
+import org.nettyrdma.channel.rdma.memory.ProtectionDomain;
 
 /**
  * Memory a channel exposed to its peer ({@link OneSidedOperations#expose}): the readable bytes of a

@@ -26,10 +26,12 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
-import org.nettyrdma.channel.rdma.internal.ExposableMemory;
-import org.nettyrdma.channel.rdma.internal.MemoryRegion;
-import org.nettyrdma.channel.rdma.internal.ProtectionDomain;
+import org.nettyrdma.channel.rdma.connection.OneSidedRequests;
+import org.nettyrdma.channel.rdma.connection.RdmaConnection;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
+import org.nettyrdma.channel.rdma.memory.ExposableMemory;
+import org.nettyrdma.channel.rdma.memory.MemoryRegion;
+import org.nettyrdma.channel.rdma.memory.ProtectionDomain;
 
 /**
  * RDMA's memory semantics on one {@link RdmaSocketChannel} ({@link RdmaSocketChannel#oneSided()}):
@@ -116,10 +118,11 @@ public final class OneSidedOperations {
             }
             pd.retain();
             ExposedRegion[] exposed = new ExposedRegion[1];
+            Runnable revokeNow = () -> exposed[0].revokeNow();
             exposed[0] = new ExposedRegion(channel.eventLoop(), buffer,
                     new RemoteRegion(address, length, region.rkey(), access), region, pd,
-                    () -> connection.revoked(exposed[0]));
-            connection.exposed(exposed[0]);
+                    () -> connection.revoked(revokeNow));
+            connection.exposed(revokeNow);
             promise.setSuccess(exposed[0]);
         });
         return promise;

@@ -26,13 +26,14 @@ import io.netty.buffer.Unpooled;
 import io.netty.util.internal.SystemPropertyUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
-import org.nettyrdma.channel.rdma.internal.RdmaDevice;
-import org.nettyrdma.channel.rdma.internal.RegionByteBuf;
-import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
-import org.nettyrdma.channel.rdma.internal.RegisteredMemoryPool;
-import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
-import org.nettyrdma.channel.rdma.internal.SendBlocks;
-import org.nettyrdma.channel.rdma.internal.StagingBlock;
+import org.nettyrdma.channel.rdma.connection.PooledMemory;
+import org.nettyrdma.channel.rdma.memory.RdmaDevice;
+import org.nettyrdma.channel.rdma.memory.RegionByteBuf;
+import org.nettyrdma.channel.rdma.memory.RegisteredBuffer;
+import org.nettyrdma.channel.rdma.memory.RegisteredMemoryPool;
+import org.nettyrdma.channel.rdma.memory.RegisteredSlab;
+import org.nettyrdma.channel.rdma.memory.SendBlocks;
+import org.nettyrdma.channel.rdma.memory.StagingBlock;
 
 /**
  * The default {@link ByteBufAllocator} of RDMA channels: direct buffers come from memory that is
@@ -75,6 +76,19 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
 
     /** The allocator; there is one, because its registered memory is shared by the process. */
     public static final RdmaByteBufAllocator DEFAULT = new RdmaByteBufAllocator();
+
+    /** The pool's blocks and the leak detector, as a connection takes them. */
+    static final PooledMemory POOLED_MEMORY = new PooledMemory() {
+        @Override
+        public SendBlocks.Source stagingBlocks(RdmaDevice device) {
+            return RdmaByteBufAllocator.stagingBlocks(device);
+        }
+
+        @Override
+        public ByteBuf trackLeaks(ByteBuf buf) {
+            return RdmaByteBufAllocator.trackLeaks(buf);
+        }
+    };
 
     private final ByteBufAllocator unregistered = ByteBufAllocator.DEFAULT;
 

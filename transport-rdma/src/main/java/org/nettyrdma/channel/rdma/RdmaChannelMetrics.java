@@ -15,6 +15,9 @@
  */
 package org.nettyrdma.channel.rdma;
 
+import org.nettyrdma.channel.rdma.connection.ConnectionCounters;
+import org.nettyrdma.channel.rdma.connection.RdmaConnection;
+
 /**
  * What an {@link RdmaSocketChannel}'s connection did so far, as counted on its event loop: how the
  * bytes written travelled (Sends into the peer's receive slots, or RDMA Writes into its ring), how many
@@ -47,6 +50,12 @@ public final class RdmaChannelMetrics {
     private final long registeredBytes;
     private final long stagingBytes;
     private final int maxInlineData;
+
+    /** Returns what {@code connection} did so far; with {@code open} false, as a closed channel reports it. */
+    static RdmaChannelMetrics of(RdmaConnection connection, boolean open) {
+        return new RdmaChannelMetrics(connection.counters(), open ? connection.registeredBytes() : 0,
+                open ? connection.stagingBytes() : 0, open ? connection.maxInlineData() : 0);
+    }
 
     RdmaChannelMetrics(ConnectionCounters counters, long registeredBytes, long stagingBytes, int maxInlineData) {
         this.sends = counters.sends;

@@ -28,10 +28,10 @@ import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
-import org.nettyrdma.channel.rdma.internal.AdaptivePoll;
-import org.nettyrdma.channel.rdma.internal.RdmaIoHandle;
-import org.nettyrdma.channel.rdma.internal.RdmaIoRegistration;
-import org.nettyrdma.channel.rdma.internal.RdmaLoop;
+import org.nettyrdma.channel.rdma.loop.AdaptivePoll;
+import org.nettyrdma.channel.rdma.loop.RdmaIoHandle;
+import org.nettyrdma.channel.rdma.loop.RdmaIoRegistration;
+import org.nettyrdma.channel.rdma.loop.RdmaLoop;
 
 /**
  * The {@link IoHandler} of an event loop that carries RDMA channels:

@@ -15,11 +15,11 @@
  */
 package org.nettyrdma.channel.rdma;
 
-import org.nettyrdma.channel.rdma.internal.ConnectionBudget;
-import org.nettyrdma.channel.rdma.internal.RegisteredBuffer;
-import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
-import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
-import org.nettyrdma.channel.rdma.internal.SharedReceiveQueue;
+import org.nettyrdma.channel.rdma.loop.SharedReceiveQueue;
+import org.nettyrdma.channel.rdma.memory.ConnectionBudget;
+import org.nettyrdma.channel.rdma.memory.RegisteredBuffer;
+import org.nettyrdma.channel.rdma.memory.RegisteredMemoryBudget;
+import org.nettyrdma.channel.rdma.memory.RegisteredSlab;
 
 /**
  * The registered memory of the whole process, as the transport counts it: what connections hold

@@ -29,10 +29,10 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
-import org.nettyrdma.channel.rdma.internal.CmEvent;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
-import org.nettyrdma.channel.rdma.internal.RejectReason;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
+import org.nettyrdma.channel.rdma.internal.CmEvent;
+import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
  * A {@link ServerSocketChannel} over RDMA: an RDMA CM listener on an IPv4 address of an RDMA

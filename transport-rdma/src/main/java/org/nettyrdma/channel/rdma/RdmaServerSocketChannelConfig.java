@@ -31,7 +31,7 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.ServerSocketChannelConfig;
 import io.netty.util.NetUtil;
-import org.nettyrdma.channel.rdma.internal.RegisteredMemoryBudget;
+import org.nettyrdma.channel.rdma.memory.RegisteredMemoryBudget;
 
 /**
  * The configuration of an {@link RdmaServerSocketChannel}. {@code SO_BACKLOG} (default: the system's

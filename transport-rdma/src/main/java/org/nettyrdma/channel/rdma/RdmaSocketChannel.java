@@ -27,11 +27,12 @@ import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.Future;
+import org.nettyrdma.channel.rdma.connection.RdmaConnection;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
-import org.nettyrdma.channel.rdma.internal.CmEventDispatcher;
-import org.nettyrdma.channel.rdma.internal.CompletionQueue;
-import org.nettyrdma.channel.rdma.internal.RdmaDevice;
-import org.nettyrdma.channel.rdma.internal.RdmaLoop;
+import org.nettyrdma.channel.rdma.loop.CmEventDispatcher;
+import org.nettyrdma.channel.rdma.loop.CompletionQueue;
+import org.nettyrdma.channel.rdma.loop.RdmaLoop;
+import org.nettyrdma.channel.rdma.memory.RdmaDevice;
 
 /**
  * A {@link SocketChannel} over RDMA: an RC queue pair connected with RDMA CM to an IPv4 address of an
@@ -115,7 +116,7 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
      */
     public RdmaChannelMetrics metrics() {
         RdmaConnection connection = this.connection;
-        return connection != null ? connection.metrics(true) : metricsAtClose;
+        return connection != null ? RdmaChannelMetrics.of(connection, true) : metricsAtClose;
     }
 
     /**

@@ -35,7 +35,7 @@ import io.netty.channel.MessageSizeEstimator;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannelConfig;
-import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
+import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 
 /**
  * The configuration of an {@link RdmaSocketChannel}. What the standard socket options mean here:

@@ -17,7 +17,7 @@ package org.nettyrdma.channel.rdma;
 
 import java.util.Set;
 
-import org.nettyrdma.channel.rdma.internal.MemoryRegion;
+import org.nettyrdma.channel.rdma.memory.MemoryRegion;
 
 /**
  * What a peer may do with a region a channel exposed to it ({@link OneSidedOperations#expose}): each

@@ -17,8 +17,9 @@ package org.nettyrdma.channel.rdma;
 
 import java.util.concurrent.TimeUnit;
 
-import org.nettyrdma.channel.rdma.internal.CompletionQueue;
-import org.nettyrdma.channel.rdma.internal.LoopProbe;
+import org.nettyrdma.channel.rdma.connection.RdmaConnection;
+import org.nettyrdma.channel.rdma.loop.CompletionQueue;
+import org.nettyrdma.channel.rdma.loop.LoopProbe;
 
 /**
  * Fails the completion queue a channel's queue pair has to itself, as the loop does when the device

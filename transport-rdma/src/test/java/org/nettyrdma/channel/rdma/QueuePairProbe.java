@@ -17,6 +17,7 @@ package org.nettyrdma.channel.rdma;
 
 import java.util.concurrent.TimeUnit;
 
+import org.nettyrdma.channel.rdma.connection.RdmaConnection;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 
 /**

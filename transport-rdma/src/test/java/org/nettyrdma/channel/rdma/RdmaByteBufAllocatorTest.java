@@ -31,7 +31,7 @@ import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import org.junit.jupiter.api.Test;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
-import org.nettyrdma.channel.rdma.internal.RegisteredSlab;
+import org.nettyrdma.channel.rdma.memory.RegisteredSlab;
 
 /** The channel's default allocator, without a device: which buffers are registered memory, and growth. */
 class RdmaByteBufAllocatorTest {

@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.nettyrdma.channel.rdma.connection.ConnectionCounters;
 
 /** How the connection's counts become {@link RdmaChannelMetrics}: which bytes count as copied, and snapshots. */
 class RdmaChannelMetricsTest {

@@ -56,7 +56,7 @@ public final class CmEvent {
 
     private final ByteBuffer record;
 
-    CmEvent(ByteBuffer record) {
+    public CmEvent(ByteBuffer record) {
         this.record = record;
     }
 
@@ -81,13 +81,13 @@ public final class CmEvent {
     }
 
     /**
-     * Returns the reason a netty-rdma server gave in the private data of a {@link #REJECTED}
-     * ({@link RejectReason}), or 0 if it gave none.
+     * Returns the private data the event carries, such as the reason a netty-rdma server gave in a
+     * {@link #REJECTED}: a view of the record, valid until the next event is polled.
      */
-    public int rejectReason() {
+    public ByteBuffer privateData() {
         int length = Math.min(record.getInt(RdmaNative.CM_EVENT_PRIVATE_DATA_LENGTH_OFFSET),
                 RdmaNative.CM_EVENT_PRIVATE_DATA_MAX);
-        return RejectReason.decode(record, RdmaNative.CM_EVENT_PRIVATE_DATA_OFFSET, length);
+        return record.slice(RdmaNative.CM_EVENT_PRIVATE_DATA_OFFSET, Math.max(0, length));
     }
 
     /** Returns the name of an event type. */

@@ -35,7 +35,7 @@ import io.netty.util.internal.PlatformDependent;
  * <p>Every {@code wr_id} carries, in bits {@value #OWNER_SHIFT} to 61, the id of the channel's
  * registration with its loop, as io_uring's user data carries the id of its registration: the loop
  * finds the channel of a completion by it, and a chain gets it when the registration claims it
- * ({@link RdmaIoRegistration#submit}). The bits below, and bit 62, are the connection's: it gives
+ * ({@code RdmaIoRegistration#submit}). The bits below, and bit 62, are the connection's: it gives
  * each request an id there, and sees only those bits in its completions ({@link #connectionPart}).
  *
  * <p>The memory comes from Netty's {@code PlatformDependent.allocateDirect}, which on some JDKs no
@@ -65,9 +65,9 @@ public final class WorkRequests implements IoOps {
     public static final int FLAG_INLINE = 8;
 
     /** The lowest bit of the registration id in a {@code wr_id}. */
-    static final int OWNER_SHIFT = 46;
+    public static final int OWNER_SHIFT = 46;
     /** The largest registration id: 16 bits, below the connection's bit 62. */
-    static final int MAX_OWNER = 0xFFFF;
+    public static final int MAX_OWNER = 0xFFFF;
     private static final long OWNER_BITS = (long) MAX_OWNER << OWNER_SHIFT;
 
     private static final int SEND_WR_SIZE = 128;
@@ -125,7 +125,7 @@ public final class WorkRequests implements IoOps {
     }
 
     /** Returns the registration id a completion's {@code wr_id} carries. */
-    static int ownerOf(long wrId) {
+    public static int ownerOf(long wrId) {
         return (int) (wrId >>> OWNER_SHIFT) & MAX_OWNER;
     }
 
@@ -135,7 +135,7 @@ public final class WorkRequests implements IoOps {
     }
 
     /** Makes every request of this chain carry {@code ownerId}, from the next one appended. */
-    void claim(int ownerId) {
+    public void claim(int ownerId) {
         owner = (long) ownerId << OWNER_SHIFT;
     }
 

@@ -28,12 +28,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaProtocolException;
-import org.nettyrdma.channel.rdma.internal.HelloMessage;
-import org.nettyrdma.channel.rdma.internal.MessageHeader;
-import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
 import org.nettyrdma.channel.rdma.peers.HostilePeerServer.RawChild;
-import org.nettyrdma.channel.rdma.verbs.RawRdmaClient;
+import org.nettyrdma.channel.rdma.protocol.HelloMessage;
+import org.nettyrdma.channel.rdma.protocol.MessageHeader;
+import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 import org.nettyrdma.channel.rdma.verbs.RawRdmaClient.Completion;
+import org.nettyrdma.channel.rdma.verbs.RawRdmaClient;
 import org.nettyrdma.testkit.RdmaTransportFixture;
 import org.nettyrdma.testkit.TestSeed;
 

@@ -29,11 +29,11 @@ import com.ibm.disni.verbs.RdmaEventChannel;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import org.nettyrdma.channel.rdma.internal.HelloMessage;
-import org.nettyrdma.channel.rdma.internal.MessageHeader;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
-import org.nettyrdma.channel.rdma.internal.RdmaProtocol;
-import org.nettyrdma.channel.rdma.internal.RingMessage;
+import org.nettyrdma.channel.rdma.protocol.HelloMessage;
+import org.nettyrdma.channel.rdma.protocol.MessageHeader;
+import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
+import org.nettyrdma.channel.rdma.protocol.RingMessage;
 
 /**
  * A client that speaks raw verbs to a netty-rdma server, so that a test can send what the transport

@@ -1,0 +1,70 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.connection;
+
+
+/**
+ * The counts behind {@code RdmaChannelMetrics}, kept by one {@link RdmaConnection} on its event loop.
+ * Plain fields: only the loop writes them, and a snapshot taken on another thread may lag, as the
+ * metrics say.
+ */
+public final class ConnectionCounters {
+
+    public long sends;
+    public long sendBytes;
+    public long rdmaWrites;
+    public long rdmaWriteBytes;
+    public long copiedBytes;
+    public long controlMessages;
+    public long receivedSends;
+    public long receivedWrites;
+    public long receivedBytes;
+    public long creditStalls;
+    public long keepAliveProbes;
+    /** Receives the peer's Sends took after the connection failed: given back untaken. */
+    public long refusedReceives;
+    /** Times the peer's share of the shared receive queue grew. */
+    long shareGrowths;
+    /** Rings opened to the peer, and closed again once it released them. */
+    public long ringsOpened;
+    public long ringsClosed;
+    /** The size of the ring the peer has open to this side; 0 while none is. */
+    public long peerRingSize;
+
+    public void sent(int payload) {
+        sends++;
+        sendBytes += payload;
+        copiedBytes += payload;
+    }
+
+    public void wrote(int length, boolean copied) {
+        rdmaWrites++;
+        rdmaWriteBytes += length;
+        if (copied) {
+            copiedBytes += length;
+        }
+    }
+
+    public void receivedSend(int payload) {
+        receivedSends++;
+        receivedBytes += payload;
+    }
+
+    public void receivedWrite(int length) {
+        receivedWrites++;
+        receivedBytes += length;
+    }
+}

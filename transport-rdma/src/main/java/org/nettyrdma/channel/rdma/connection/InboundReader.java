@@ -1,0 +1,189 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.connection;
+
+import java.util.concurrent.RejectedExecutionException;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoop;
+import io.netty.channel.RecvByteBufAllocator;
+import org.nettyrdma.channel.rdma.loop.SharedReceiveQueue;
+import org.nettyrdma.channel.rdma.memory.RegionByteBuf;
+import org.nettyrdma.channel.rdma.protocol.CreditReturn;
+import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
+
+/**
+ * Hands the messages a connection received ({@link InboundQueue}, filled by {@link RdmaReceiver}) to
+ * the read loop: data a piece at a time, as a stream transport reads, then the peer's end of input.
+ * A Send's slot goes back to the share once all of its payload was read; a ring region's space goes
+ * back to the peer once all of it was read and every piece handed up over it was released.
+ *
+ * <p>Used on the channel's event loop only, except {@link #regionReleased}, which the pipeline may
+ * call on any thread and which comes back to the loop.
+ */
+final class InboundReader {
+
+    private final InboundQueue inbound;
+    private final ReceiveShare slots;
+    private final SharedReceiveQueue srq;
+    private final RingLifecycle rings;
+    private final CreditReturn owed;
+    private final EventLoop eventLoop;
+    private final RdmaReceiver.Listener listener;
+    /** Ring data goes up where it landed, still writable by the peer (RdmaChannelOption.RECEIVE_IN_PLACE). */
+    private final boolean inPlace;
+    private final PooledMemory pooled;
+    private boolean closed;
+
+    /**
+     * Creates the reader of {@code inbound}, whose slots are of {@code srq} and go back to
+     * {@code slots}, and whose regions are in {@code rings}, their freed space owed to the peer in
+     * {@code owed}.
+     */
+    InboundReader(InboundQueue inbound, ReceiveShare slots, SharedReceiveQueue srq, RingLifecycle rings,
+                  CreditReturn owed, EventLoop eventLoop, RdmaReceiver.Listener listener, boolean inPlace,
+                  PooledMemory pooled) {
+        this.inbound = inbound;
+        this.slots = slots;
+        this.srq = srq;
+        this.rings = rings;
+        this.owed = owed;
+        this.eventLoop = eventLoop;
+        this.listener = listener;
+        this.inPlace = inPlace;
+        this.pooled = pooled;
+    }
+
+    /** Returns {@code true} if messages wait to be read. */
+    boolean hasInbound() {
+        return !inbound.isEmpty();
+    }
+
+    /** Returns {@code true} if the next message is the peer's {@code SHUTDOWN_OUTPUT} or {@code CLOSE}. */
+    boolean endOfInputIsNext() {
+        return inbound.endOfInputIsNext();
+    }
+
+    /**
+     * Takes the peer's {@code SHUTDOWN_OUTPUT} or {@code CLOSE}, which is next
+     * ({@link #endOfInputIsNext()}); its slot is posted again with the next {@link ReceiveShare#post()}.
+     */
+    EndOfInput takeEndOfInput() {
+        InboundQueue.Message message = inbound.peek();
+        if (message == null || message.type() == RdmaProtocol.TYPE_DATA) {
+            throw new IllegalStateException("the end of input is not next");
+        }
+        EndOfInput end = EndOfInput.of(message.type());
+        slots.giveBack(message.slot());
+        inbound.recycle();
+        return end;
+    }
+
+    /**
+     * Takes the next piece of received data, which is next ({@link #hasInbound()} and not
+     * {@link #endOfInputIsNext()}), at most {@code handle.guess()} bytes as a stream transport reads:
+     * a Send's payload or a ring region is copied into a buffer from {@code handle}, and its slot
+     * posted again or its ring space returned once all of it was read; in place, a piece of a ring
+     * region is handed up where it landed, in a recycled buffer that holds the region until released.
+     */
+    ByteBuf readInbound(RecvByteBufAllocator.Handle handle, ByteBufAllocator alloc) {
+        InboundQueue.Message message = inbound.peek();
+        if (message == null || message.type() != RdmaProtocol.TYPE_DATA) {
+            throw new IllegalStateException("no data is next");
+        }
+        int remaining = message.remaining();
+        int offset = message.readOffset();
+        ByteBuf piece;
+        int length;
+        OfferedRing ring = message.ring();
+        if (ring != null && inPlace) {
+            length = Math.min(remaining, Math.max(1, handle.guess()));
+            ring.book().retain(message.token());
+            ring.memory().retainMemory();
+            piece = pooled.trackLeaks(RegionByteBuf.ofRegion(alloc, ring.memory().buffer(), offset,
+                    length, ring, message.token()));
+            handle.attemptedBytesRead(length);
+        } else {
+            piece = handle.allocate(alloc);
+            length = Math.min(remaining, piece.writableBytes());
+            handle.attemptedBytesRead(piece.writableBytes());
+            // Copied out of the slot or the ring, which the peer may write again: the pipeline holds bytes
+            // that never change. With memory addresses on both sides that is one memory copy and no
+            // garbage, where piece.writeBytes(view, ...) may make ByteBuffer views.
+            ByteBuf source = ring != null ? ring.view() : srq.viewOf(message.slot());
+            source.getBytes(offset, piece, piece.writerIndex(), length);
+            piece.writerIndex(piece.writerIndex() + length);
+        }
+        if (inbound.consume(message, length)) {
+            if (ring != null) {
+                // The queue's own hold: the region returns once the pieces handed up are released too.
+                // Credits go out in readComplete, after this read.
+                regionRead(ring, message.token());
+                ring.memory().releaseMemory();
+            } else {
+                slots.giveBack(message.slot());
+            }
+            inbound.recycle();
+        }
+        return piece;
+    }
+
+    /**
+     * Gives a ring region back, from any thread (the pipeline may release on another one): its memory
+     * at once, its space to the peer on the loop.
+     */
+    void regionReleased(OfferedRing ring, long token) {
+        ring.memory().releaseMemory();
+        if (eventLoop.inEventLoop()) {
+            regionReleasedOnLoop(ring, token);
+        } else {
+            try {
+                eventLoop.execute(() -> regionReleasedOnLoop(ring, token));
+            } catch (RejectedExecutionException e) {
+                // The loop is gone, and the connection with it: no peer is owed the space any more.
+            }
+        }
+    }
+
+    private void regionReleasedOnLoop(OfferedRing ring, long token) {
+        if (closed) {
+            return;
+        }
+        regionRead(ring, token);
+        listener.ringSpaceFreed();
+    }
+
+    /**
+     * Releases one hold on a region of {@code ring}; the space it frees is owed to the peer if the
+     * ring is still open to it. The space of a closed ring is not: the peer forgot it.
+     */
+    private void regionRead(OfferedRing ring, long token) {
+        int freed = ring.book().release(token);
+        if (ring == rings.open()) {
+            owed.ringFreed(freed);
+        }
+    }
+
+    /**
+     * Hands up nothing more: the slots the queued messages are in go back to the shared queue, not
+     * posted yet, and the regions let go of their rings' memory, which pieces handed up still hold.
+     */
+    void close() {
+        closed = true;
+        inbound.clear(slots::release);
+    }
+}

@@ -1,0 +1,272 @@
+/*
+ * Copyright 2026 The netty-rdma Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *   https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package org.nettyrdma.channel.rdma.memory;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.nettyrdma.channel.rdma.internal.DisniNative;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
+
+/**
+ * One RDMA device as the process sees it: librdmacm's {@code ibv_context}, the protection domain all
+ * of this transport's memory and queue pairs on the device share, and the limits the transport sizes
+ * itself by; and what happens when the device goes away.
+ *
+ * <p>librdmacm opens each device once per process, so the context is the key. The protection domain
+ * lives as long as the device: memory registered by one connection's allocator may be sent on any
+ * other connection on the same device.
+ *
+ * <p><b>Removal.</b> The kernel removes a device ({@code rdma link delete}, a driver unloaded) only
+ * once every process let go of everything it holds on it. The first {@code DEVICE_REMOVAL} event of
+ * any id on the device, or of the device's sentinel id ({@link DeviceWatcher}), calls {@link #remove()}:
+ * the device leaves the table, so new connections find the device that may come back, and each event
+ * loop that uses it ({@link #addUser}) is told, closes its channels and completion queues on it and
+ * calls {@link #release}. When the last one has, the allocator's registrations and the protection
+ * domain are freed and the context is given up (docs/architecture.md, "When a device goes away").
+ * Thread-safe.
+ */
+public final class RdmaDevice {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaDevice.class);
+    private static final ConcurrentMap<Long, RdmaDevice> DEVICES = new ConcurrentHashMap<>();
+    /** The vendor id of Soft-RoCE ({@code RXE_VENDOR_ID} in the kernel's rxe_param.h). */
+    static final int RXE_VENDOR_ID = 0xffffff;
+
+    /** What uses a device and must let go of it when it is removed: an event loop. */
+    public interface User {
+        /**
+         * The device is being removed: close everything on it and then call {@link #release}. Called on
+         * any thread, at most once per registration.
+         */
+        void deviceRemoved(RdmaDevice device);
+    }
+
+    private final long context;
+    private final long pd;
+    private final String name;
+    private final int maxQpWr;
+    private final int maxCqe;
+    private final int maxSrqWr;
+    private final int maxSge;
+    private final int vendorId;
+    private final boolean windowsConfinePeers;
+    /** The id that hears of the device's removal even when no connection uses it; 0 if none. */
+    private final long sentinel;
+    private final AsyncEvents asyncEvents;
+    private final Set<User> users = new LinkedHashSet<>();
+    private boolean removed;
+    private boolean finished;
+
+    private RdmaDevice(long context, InetAddress address) throws IOException {
+        this.context = context;
+        this.name = RdmaNative.deviceName(context);
+        ByteBuffer attr = ByteBuffer.allocateDirect(RdmaNative.DEVICE_ATTR_SIZE).order(ByteOrder.nativeOrder());
+        RdmaNative.queryDevice(context, RdmaNative.directBufferAddress(attr));
+        this.maxQpWr = attr.getInt(RdmaNative.DEVICE_MAX_QP_WR_OFFSET);
+        this.maxCqe = attr.getInt(RdmaNative.DEVICE_MAX_CQE_OFFSET);
+        this.maxSrqWr = attr.getInt(RdmaNative.DEVICE_MAX_SRQ_WR_OFFSET);
+        this.maxSge = attr.getInt(RdmaNative.DEVICE_MAX_SGE_OFFSET);
+        this.vendorId = attr.getInt(RdmaNative.DEVICE_VENDOR_ID_OFFSET);
+        this.windowsConfinePeers = windowsConfinePeers(vendorId, attr.getInt(RdmaNative.DEVICE_CAP_FLAGS_OFFSET));
+        this.pd = DisniNative.dispatcher()._allocPd(context);
+        this.sentinel = DeviceWatcher.watch(this, address);
+        this.asyncEvents = AsyncEvents.start(this);
+    }
+
+    /**
+     * Returns {@code true} if a type-2 memory window bound to a queue pair confines that queue pair's
+     * peer on a device of this vendor with these capabilities: the device has such windows, and it is
+     * not rxe, whose remote invalidation checks neither the queue pair nor the protection domain and
+     * panics the kernel on a window invalidated twice (docs/rxe-remote-invalidation.md). rxe is told
+     * by the vendor id it reports, which {@code rdma link add} cannot rename.
+     */
+    static boolean windowsConfinePeers(int vendorId, int capabilityFlags) {
+        return (capabilityFlags & RdmaNative.DEVICE_CAP_MEM_WINDOW_TYPE_2B) != 0 && vendorId != RXE_VENDOR_ID;
+    }
+
+    /**
+     * Returns the device of an {@code ibv_context*}, opening its protection domain on first use;
+     * {@code address} is one of its IP addresses, for the sentinel that hears of its removal.
+     */
+    public static RdmaDevice of(long context, InetAddress address) throws IOException {
+        RdmaDevice device = DEVICES.get(context);
+        if (device != null) {
+            return device;
+        }
+        synchronized (DEVICES) {
+            device = DEVICES.get(context);
+            if (device == null) {
+                device = new RdmaDevice(context, address);
+                DEVICES.put(context, device);
+            }
+            return device;
+        }
+    }
+
+    /**
+     * Adds a user that is told when the device is removed.
+     *
+     * @throws IOException if the device is being removed already
+     */
+    public synchronized void addUser(User user) throws IOException {
+        if (removed) {
+            throw new IOException("the RDMA device " + name + " was removed");
+        }
+        users.add(user);
+    }
+
+    /** Takes back {@link #addUser}: the user holds nothing on the device any more. */
+    public void release(User user) {
+        boolean finish;
+        synchronized (this) {
+            finish = users.remove(user) && removed && users.isEmpty() && !finished;
+            finished |= finish;
+        }
+        if (finish) {
+            finish();
+        }
+    }
+
+    /** Returns {@code true} once the device is being removed. */
+    public synchronized boolean isRemoved() {
+        return removed;
+    }
+
+    /** Starts the device's removal, once; from any thread. */
+    public void remove() {
+        List<User> toTell;
+        boolean finish;
+        synchronized (this) {
+            if (removed) {
+                return;
+            }
+            removed = true;
+            toTell = new ArrayList<>(users);
+            finish = users.isEmpty() && !finished;
+            finished |= finish;
+        }
+        DEVICES.remove(context, this);
+        logger.warn("the RDMA device {} is being removed: closing every channel on it", name);
+        for (User user : toTell) {
+            user.deviceRemoved(this);
+        }
+        if (finish) {
+            finish();
+        }
+    }
+
+    /** Frees what the process holds on the device beyond its loops, and gives the context up. */
+    private void finish() {
+        asyncEvents.stop();
+        RegisteredSlab.deregisterAll(this);
+        int result = DisniNative.dispatcher()._deallocPd(pd);
+        if (result != 0) {
+            logger.warn("freeing the protection domain of the removed device {} returned {}", name, result);
+        }
+        if (sentinel != 0) {
+            try {
+                // The sentinel still holds the context in librdmacm, so it is not freed under this call.
+                RdmaNative.abandonContext(context);
+            } catch (IOException e) {
+                logger.warn("giving up the context of the removed device {} failed: its removal waits for "
+                        + "this process to end", name, e);
+            }
+        } else {
+            logger.warn("the removed device {} had no sentinel id: its removal may wait for this process to end",
+                    name);
+        }
+        DeviceWatcher.unwatch(sentinel);
+        logger.info("released everything on the removed RDMA device {}", name);
+    }
+
+    /**
+     * Returns the number of sentinel ids the process holds, one per open device: CM ids the kernel
+     * counts that no connection owns.
+     */
+    public static int sentinelIds() {
+        return DeviceWatcher.sentinels();
+    }
+
+    /** Returns the reader of the device's async events, where its queues watch for theirs. */
+    public AsyncEvents asyncEvents() {
+        return asyncEvents;
+    }
+
+    /** Returns the {@code ibv_context*}. */
+    public long context() {
+        return context;
+    }
+
+    /** Returns the {@code ibv_pd*} shared by this transport's objects on the device. */
+    public long pd() {
+        return pd;
+    }
+
+    /** Returns the device name, for example {@code rxe0}. */
+    public String name() {
+        return name;
+    }
+
+    /** Returns the most work requests one queue of a QP may hold. */
+    public int maxQpWr() {
+        return maxQpWr;
+    }
+
+    /** Returns the most entries a CQ may hold. */
+    public int maxCqe() {
+        return maxCqe;
+    }
+
+    /** Returns the most receives one shared receive queue can hold; 0 if the device has none. */
+    public int maxSrqWr() {
+        return maxSrqWr;
+    }
+
+    /** Returns the most scatter/gather entries per work request. */
+    public int maxSge() {
+        return maxSge;
+    }
+
+    /** Returns the vendor id the device reports ({@code ibv_device_attr.vendor_id}). */
+    public int vendorId() {
+        return vendorId;
+    }
+
+    /**
+     * Returns {@code true} if a memory window bound to a connection's queue pair keeps that
+     * connection's peer out of everything else on this device ({@link #windowsConfinePeers(int, int)}):
+     * only then may a ring be opened to a peer through one.
+     */
+    public boolean windowsConfinePeers() {
+        return windowsConfinePeers;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
