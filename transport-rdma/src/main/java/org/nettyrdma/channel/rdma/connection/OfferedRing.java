@@ -30,7 +30,7 @@ import org.nettyrdma.channel.rdma.protocol.ReceiveRing;
  *
  * <p>Used on the channel's event loop only, except the memory holds.
  */
-public final class OfferedRing implements RegionByteBuf.Releaser {
+final class OfferedRing implements RegionByteBuf.Releaser {
 
     /** Hears of a region a buffer handed up over it gave back, on whatever thread released the buffer. */
     @FunctionalInterface
@@ -50,7 +50,7 @@ public final class OfferedRing implements RegionByteBuf.Releaser {
      * tested: then the ring is {@code size} bytes and has no view); {@code listener} hears of the
      * regions that buffers handed up over it give back.
      */
-    public OfferedRing(int generation, int size, RegisteredBuffer memory, RegionListener listener) {
+    OfferedRing(int generation, int size, RegisteredBuffer memory, RegionListener listener) {
         if (memory != null && memory.size() != size) {
             throw new IllegalArgumentException("size: " + size + " (the memory has " + memory.size() + ')');
         }

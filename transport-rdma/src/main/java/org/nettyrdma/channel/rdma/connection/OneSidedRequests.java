@@ -67,7 +67,7 @@ public final class OneSidedRequests {
         boolean failed;
 
         public Operation(Promise<Object> promise, ByteBuf buffer, boolean handsBufferUp, String verb, RemoteRegion remote,
-                  long offset, int length) {
+                         long offset, int length) {
             this.promise = promise;
             this.buffer = buffer;
             this.handsBufferUp = handsBufferUp;

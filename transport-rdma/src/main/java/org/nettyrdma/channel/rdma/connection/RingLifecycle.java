@@ -34,22 +34,22 @@ import org.nettyrdma.channel.rdma.RdmaProtocolException;
  *
  * <p>Not thread-safe: used on the channel's event loop only.
  */
-public final class RingLifecycle {
+final class RingLifecycle {
 
     /** The size of the first ring a peer gets: large enough for Writes of 64 KiB, a quarter of it. */
-    public static final int INITIAL_SIZE = 256 * 1024;
+    static final int INITIAL_SIZE = 256 * 1024;
 
     /** {@link #onRequest} result: nothing to do now. */
-    public static final int KEEP = 0;
+    static final int KEEP = 0;
     /** {@link #onRequest} result: a ring is wanted, to open when {@link #openDue()}. */
     public static final int OPEN = 1;
     /** {@link #onRequest} result: close the open ring; a larger one opens when the peer released it. */
-    public static final int GROW = 2;
+    static final int GROW = 2;
     /**
      * How many times over a peer writes its ring before it gets a larger one: a stream, not a burst.
      * A small ring returns its space by the quarter, a {@code CREDIT} per Write of a quarter of it.
      */
-    public static final int GROWTH_TURNS = 4;
+    static final int GROWTH_TURNS = 4;
 
     private final int maxSize;
     /** The generation of the newest ring opened; 0 before the first. */
@@ -68,7 +68,7 @@ public final class RingLifecycle {
     private long writtenBytes;
 
     /** Creates the lifecycle of a connection that opens rings of at most {@code maxSize} bytes; 0 for none. */
-    public RingLifecycle(int maxSize) {
+    RingLifecycle(int maxSize) {
         if (maxSize < 0) {
             throw new IllegalArgumentException("maxSize: " + maxSize + " (expected: >= 0)");
         }
@@ -91,7 +91,7 @@ public final class RingLifecycle {
      * @return {@link #OPEN}, {@link #GROW} or {@link #KEEP}
      * @throws RdmaProtocolException if this side opens no ring, or the request names a ring never opened
      */
-    public int onRequest(int knownGeneration) throws RdmaProtocolException {
+    int onRequest(int knownGeneration) throws RdmaProtocolException {
         if (maxSize == 0) {
             throw new RdmaProtocolException("RING_REQUEST, but this side's HELLO offered no ring");
         }
@@ -118,7 +118,7 @@ public final class RingLifecycle {
     }
 
     /** Returns the size of the ring to open when {@link #openDue()}. */
-    public int nextSize() {
+    int nextSize() {
         return wantedSize;
     }
 
@@ -126,7 +126,7 @@ public final class RingLifecycle {
      * Returns {@code true} if a ring is wanted and may open now: none takes Writes, and every region
      * of the last one released was read and let go of.
      */
-    public boolean openDue() {
+    boolean openDue() {
         if (draining != null && draining.book().outstandingRegions() == 0) {
             draining = null;
         }
@@ -139,7 +139,7 @@ public final class RingLifecycle {
     }
 
     /** Returns the generation the next ring gets, counting it as opened: the caller opens it or fails. */
-    public int nextGeneration() {
+    int nextGeneration() {
         return ++generation;
     }
 
@@ -181,7 +181,7 @@ public final class RingLifecycle {
      * @return the ring released, whose window and registration can go now
      * @throws RdmaProtocolException if that ring was not closed to the peer
      */
-    public OfferedRing onReleased(int releasedGeneration) throws RdmaProtocolException {
+    OfferedRing onReleased(int releasedGeneration) throws RdmaProtocolException {
         if (closing == null || closing.generation() != releasedGeneration) {
             throw new RdmaProtocolException("RING_RELEASED naming ring " + releasedGeneration + " (expected: "
                     + (closing != null ? "ring " + closing.generation() : "none, no ring was closed") + ')');
@@ -231,7 +231,7 @@ public final class RingLifecycle {
      * Returns {@code true} if no Write arrived since the last call (or since the ring opened) and a
      * ring is open: then it is worth closing.
      */
-    public boolean idleSinceLastLook() {
+    boolean idleSinceLastLook() {
         boolean idle = open != null && !written;
         written = false;
         return idle;

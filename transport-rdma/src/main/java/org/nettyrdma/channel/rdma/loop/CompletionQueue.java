@@ -181,7 +181,7 @@ public final class CompletionQueue implements EpollIoHandle {
     }
 
     /** Returns {@code true} once the device reported the queue in error. */
-    public boolean isFailed() {
+    boolean isFailed() {
         return failed;
     }
 
@@ -252,7 +252,7 @@ public final class CompletionQueue implements EpollIoHandle {
      *
      * @return the number of completions dispatched; 0 if the CQ was armed already
      */
-    public int armAndPoll() throws IOException {
+    int armAndPoll() throws IOException {
         if (armed || closed || failed) {
             return 0;
         }
@@ -261,7 +261,7 @@ public final class CompletionQueue implements EpollIoHandle {
     }
 
     /** Returns {@code true} if the next completion raises an event, so the loop may wait for it. */
-    public boolean isArmed() {
+    boolean isArmed() {
         return armed;
     }
 

@@ -22,7 +22,7 @@ import org.nettyrdma.channel.rdma.RdmaReceiveQueueMetrics;
  * The counts behind {@link RdmaLoopMetrics}, kept by one event loop: plain fields, since only the
  * loop writes them; a reader on another thread may see a lagging snapshot.
  */
-public final class LoopCounters {
+final class LoopCounters {
 
     long wakeUps;
     long completions;

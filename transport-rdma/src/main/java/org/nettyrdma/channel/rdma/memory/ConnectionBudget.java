@@ -36,7 +36,7 @@ public final class ConnectionBudget {
     /** The system property that sets the limit, in queue pairs. */
     public static final String LIMIT_PROPERTY = "org.nettyrdma.maxConnections";
     /** The limit when the property is not set. */
-    public static final int DEFAULT_LIMIT = 16_384;
+    static final int DEFAULT_LIMIT = 16_384;
 
     private static final int LIMIT = Math.max(1, SystemPropertyUtil.getInt(LIMIT_PROPERTY, DEFAULT_LIMIT));
     private static final AtomicInteger USED = new AtomicInteger();

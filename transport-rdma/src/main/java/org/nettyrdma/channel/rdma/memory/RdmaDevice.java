@@ -152,7 +152,7 @@ public final class RdmaDevice {
     }
 
     /** Returns {@code true} once the device is being removed. */
-    public synchronized boolean isRemoved() {
+    synchronized boolean isRemoved() {
         return removed;
     }
 
@@ -247,7 +247,7 @@ public final class RdmaDevice {
     }
 
     /** Returns the most scatter/gather entries per work request. */
-    public int maxSge() {
+    int maxSge() {
         return maxSge;
     }
 

@@ -89,7 +89,7 @@ public final class RegisteredMemoryBudget {
     }
 
     /** Counts a deregistration the device refused: its memory stays pinned until the process ends. */
-    public static void deregistrationFailed() {
+    static void deregistrationFailed() {
         FAILED_DEREGISTRATIONS.incrementAndGet();
     }
 

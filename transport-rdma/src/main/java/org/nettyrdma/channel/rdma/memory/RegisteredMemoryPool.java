@@ -48,7 +48,7 @@ import org.nettyrdma.channel.rdma.internal.RdmaNative;
 public final class RegisteredMemoryPool {
 
     /** The smallest block: smaller requests round up to it. */
-    public static final int MIN_BLOCK = 1024;
+    static final int MIN_BLOCK = 1024;
     /** The largest block: larger requests are not served from the pool. */
     public static final int MAX_BLOCK = 4 * 1024 * 1024;
     /** The size of a slab, registered in one piece. */
@@ -281,12 +281,12 @@ public final class RegisteredMemoryPool {
     }
 
     /** Returns the most slabs this pool allocates. */
-    public int maxSlabs() {
+    int maxSlabs() {
         return maxSlabs;
     }
 
     /** Returns how often a wholly free slab was carved again for another block size. */
-    public synchronized long recarvings() {
+    synchronized long recarvings() {
         return recarvings;
     }
 

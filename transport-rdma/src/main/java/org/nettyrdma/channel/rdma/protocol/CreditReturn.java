@@ -126,7 +126,7 @@ public final class CreditReturn {
     }
 
     /** Returns the ring bytes owed to the peer. */
-    public int owedRingBytes() {
+    int owedRingBytes() {
         return owedRingBytes;
     }
 

@@ -40,7 +40,7 @@ public final class RdmaProtocol {
     public static final int VERSION = 3;
 
     /** Message type of the first Send each way. */
-    public static final int TYPE_HELLO = 1;
+    static final int TYPE_HELLO = 1;
     /** A Send whose payload is the next bytes of the stream. */
     public static final int TYPE_DATA = 2;
     /** A Send that only returns credits. */
@@ -82,13 +82,13 @@ public final class RdmaProtocol {
      */
     public static final int MIN_SLOTS = 3;
     /** Most receive slots a peer may grant. */
-    public static final int MAX_SLOTS = 65_535;
+    static final int MAX_SLOTS = 65_535;
     /** Smallest receive slot: it must hold a {@code HELLO} and a header with some payload. */
-    public static final int MIN_SLOT_SIZE = 64;
+    static final int MIN_SLOT_SIZE = 64;
     /** Largest receive slot. */
     public static final int MAX_SLOT_SIZE = 1 << 20;
     /** Smallest ring a peer may open, or announce as its largest, unless it opens none (0). */
-    public static final int MIN_RING_SIZE = 4096;
+    static final int MIN_RING_SIZE = 4096;
     /** Largest ring a peer may open or announce. */
     public static final int MAX_RING_SIZE = 1 << 30;
 

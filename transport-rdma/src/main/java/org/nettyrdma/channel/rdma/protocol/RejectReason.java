@@ -29,7 +29,7 @@ public final class RejectReason {
     /** The reject's private data is this many bytes. */
     public static final int SIZE = 4;
     /** The first two bytes, so that a reject of another program is not misread. */
-    public static final int MAGIC = 0x4e52;
+    static final int MAGIC = 0x4e52;
     /** The server's backlog of connections being set up (waiting to be accepted, or for their HELLO) is full. */
     public static final int BACKLOG_FULL = 1;
     /** The server's registered memory limit leaves no room for the connection. */

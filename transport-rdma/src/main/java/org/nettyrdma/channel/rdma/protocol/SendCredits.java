@@ -80,7 +80,7 @@ public final class SendCredits {
     }
 
     /** Returns the free bytes of the peer's ring. */
-    public int ringFree() {
+    int ringFree() {
         return ringFree;
     }
 
