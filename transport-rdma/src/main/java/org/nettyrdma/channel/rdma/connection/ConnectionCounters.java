@@ -19,7 +19,7 @@ package org.nettyrdma.channel.rdma.connection;
 /**
  * The counts behind {@code RdmaChannelMetrics}, kept by one {@link RdmaConnection} on its event loop.
  * Plain fields: only the loop writes them, and a snapshot taken on another thread may lag, as the
- * metrics say.
+ * metrics say. They are public for {@code RdmaChannelMetrics}, which copies them into its snapshot.
  */
 public final class ConnectionCounters {
 
@@ -44,12 +44,14 @@ public final class ConnectionCounters {
     /** The size of the ring the peer has open to this side; 0 while none is. */
     public long peerRingSize;
 
+    /** Counts a Send of {@code payload} bytes of data, copied into a staging block. */
     public void sent(int payload) {
         sends++;
         sendBytes += payload;
         copiedBytes += payload;
     }
 
+    /** Counts an RDMA Write of {@code length} bytes of data, {@code copied} or sent in place. */
     public void wrote(int length, boolean copied) {
         rdmaWrites++;
         rdmaWriteBytes += length;
@@ -58,11 +60,13 @@ public final class ConnectionCounters {
         }
     }
 
+    /** Counts a Send of {@code payload} bytes of data received. */
     public void receivedSend(int payload) {
         receivedSends++;
         receivedBytes += payload;
     }
 
+    /** Counts an RDMA Write of {@code length} bytes of data received. */
     public void receivedWrite(int length) {
         receivedWrites++;
         receivedBytes += length;

@@ -40,6 +40,7 @@ public final class TrackedFileRegion implements FileRegion {
     /** Units whose work requests completed. */
     private long completed;
 
+    /** Tracks {@code region}, counting its progress from what it had transferred on entering the outbound buffer. */
     public TrackedFileRegion(FileRegion region) {
         this.region = region;
         this.start = region.transferred();

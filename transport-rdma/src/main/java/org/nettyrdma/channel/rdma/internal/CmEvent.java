@@ -56,6 +56,7 @@ public final class CmEvent {
 
     private final ByteBuffer record;
 
+    /** Reads events from {@code record}, in the native byte order, where the event channel's poll writes them. */
     public CmEvent(ByteBuffer record) {
         this.record = record;
     }
