@@ -304,7 +304,7 @@ public final class RdmaLoop implements RdmaDevice.User {
     }
 
     /** Returns what the loop did with its completion queues so far. */
-    public LoopCounters counters() {
+    LoopCounters counters() {
         return counters;
     }
 
