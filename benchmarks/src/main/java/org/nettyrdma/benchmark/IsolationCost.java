@@ -26,9 +26,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 import com.ibm.disni.util.MemoryUtils;
+import org.nettyrdma.channel.rdma.RdmaByteBufAllocator;
 import org.nettyrdma.channel.rdma.internal.NativeLibrary;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
-import org.nettyrdma.channel.rdma.memory.RegisteredMemoryPool;
 import org.nettyrdma.example.ExampleOptions;
 
 /**
@@ -39,8 +39,8 @@ import org.nettyrdma.example.ExampleOptions;
  *       without remote access, and a type-2 memory window bound to the connection's QP is the only way
  *       in, for that QP's peer only;</li>
  *   <li><b>PD per connection</b>: the connection's ring, receive slots and send buffer are registered in
- *       a PD of its own, and so must be every slab of the shared send pool ({@link RegisteredMemoryPool},
- *       {@value RegisteredMemoryPool#SLAB_SIZE}-byte slabs) that the connection sends from.</li>
+ *       a PD of its own, and so must be every slab of the shared send pool ({@link RdmaByteBufAllocator},
+ *       {@value RdmaByteBufAllocator#SLAB_SIZE}-byte slabs) that the connection sends from.</li>
  * </ol>
  *
  * <p>One process is both ends, over RDMA CM on {@code --host}. Each of {@code --rounds} rounds (at least
@@ -180,7 +180,7 @@ public final class IsolationCost {
                 Runtime.getRuntime().availableProcessors(), connections, slabs, setups, rounds, warmupNanos / 1e9,
                 measureNanos / 1e9);
         IsolationReport report = new IsolationReport(this);
-        ByteBuffer slabMemory = RdmaNative.allocateMemory(slabs * RegisteredMemoryPool.SLAB_SIZE);
+        ByteBuffer slabMemory = RdmaNative.allocateMemory(slabs * RdmaByteBufAllocator.SLAB_SIZE);
         try (IsolationServer server = IsolationServer.listen(host)) {
             out.println("warm-up: a stream of each design per round");
             JitWarmUp.untilQuiet(() -> {

@@ -28,7 +28,7 @@ import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.SVCPostSend;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
-import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
+import org.nettyrdma.channel.rdma.internal.ConnectParameters;
 
 /**
  * One {@link IsolationCost} connection: the writing end ({@link VerbsQueuePair}, connected on a thread of
@@ -83,7 +83,7 @@ final class IsolationLink implements AutoCloseable {
         IsolationTarget target = null;
         try {
             target = new IsolationTarget(server, server.nextRequestId(), design);
-            RdmaNative.accept(Verbs.handle(target.id), RdmaProtocol.RNR_RETRY_COUNT, 0, 0);
+            RdmaNative.accept(Verbs.handle(target.id), ConnectParameters.RNR_RETRY_COUNT, 0, 0);
             server.expect(RdmaCmEvent.EventType.RDMA_CM_EVENT_ESTABLISHED);
             if (design.bindsWindow()) {
                 target.bindWindow(server);

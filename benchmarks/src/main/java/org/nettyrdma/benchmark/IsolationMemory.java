@@ -24,8 +24,8 @@ import java.util.Map;
 import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
+import org.nettyrdma.channel.rdma.RdmaByteBufAllocator;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
-import org.nettyrdma.channel.rdma.memory.RegisteredMemoryPool;
 
 /**
  * What {@code connections} connections of a design sharing {@code slabs} slabs hold, as one round of
@@ -101,7 +101,7 @@ record IsolationMemory(int memoryRegions, int protectionDomains, int windows, lo
             throws IOException {
         long start = System.nanoTime();
         for (int slab = 0; slab < slabs; slab++) {
-            ByteBuffer memory = slabMemory.slice(slab * RegisteredMemoryPool.SLAB_SIZE, RegisteredMemoryPool.SLAB_SIZE);
+            ByteBuffer memory = slabMemory.slice(slab * RdmaByteBufAllocator.SLAB_SIZE, RdmaByteBufAllocator.SLAB_SIZE);
             mrs.add(pd.regMr(memory, 0).execute().free().getMr());
         }
         return (System.nanoTime() - start) / 1e6;

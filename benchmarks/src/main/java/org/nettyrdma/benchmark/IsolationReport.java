@@ -24,7 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
-import org.nettyrdma.channel.rdma.memory.RegisteredMemoryPool;
+import org.nettyrdma.channel.rdma.RdmaByteBufAllocator;
 
 /**
  * The rounds of an {@link IsolationCost} run, design by design, and the tables printed from them: each
@@ -93,7 +93,7 @@ final class IsolationReport {
 
     private void printMemory(PrintStream out) {
         out.printf(Locale.ROOT, "memory of %d connections sharing %d slabs of %d MiB (ring, slots, send buffer"
-                + " each)%n", cost.connections, cost.slabs, RegisteredMemoryPool.SLAB_SIZE >> 20);
+                + " each)%n", cost.connections, cost.slabs, RdmaByteBufAllocator.SLAB_SIZE >> 20);
         out.printf(ROW, "", IsolationDesign.WINDOW.label, IsolationDesign.PD_PER_CONNECTION.label);
         List<IsolationMemory> window = memories.get(IsolationDesign.WINDOW);
         List<IsolationMemory> perPd = memories.get(IsolationDesign.PD_PER_CONNECTION);

@@ -39,7 +39,7 @@ import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.SVCPollCq;
 import com.ibm.disni.verbs.SVCReqNotify;
 import com.ibm.disni.verbs.StatefulVerbCall;
-import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
+import org.nettyrdma.channel.rdma.internal.ConnectParameters;
 
 /**
  * The verbs objects of one end of a floor benchmark's connection, whatever its role: the RDMA CM id and
@@ -63,9 +63,9 @@ final class VerbsQueuePair implements AutoCloseable {
     static final int WC_RECV = IbvWC.IbvWcOpcode.IBV_WC_RECV.getOpcode();
     static final int WC_RECV_RDMA_WITH_IMM = IbvWC.IbvWcOpcode.IBV_WC_RECV_RDMA_WITH_IMM.getOpcode();
 
-    /** The transport's retry counts ({@link RdmaProtocol#RETRY_COUNT}), as DiSNI's connect takes them. */
-    private static final byte RETRY_COUNT = (byte) RdmaProtocol.RETRY_COUNT;
-    private static final byte RNR_RETRY_COUNT = (byte) RdmaProtocol.RNR_RETRY_COUNT;
+    /** The transport's retry counts ({@link ConnectParameters#RETRY_COUNT}), as DiSNI's connect takes them. */
+    private static final byte RETRY_COUNT = (byte) ConnectParameters.RETRY_COUNT;
+    private static final byte RNR_RETRY_COUNT = (byte) ConnectParameters.RNR_RETRY_COUNT;
     private static final int CM_TIMEOUT_MILLIS = 20_000;
     private static final int EVENT_WAIT_MILLIS = 1000;
 

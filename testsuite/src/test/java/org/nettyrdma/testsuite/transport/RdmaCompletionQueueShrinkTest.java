@@ -34,7 +34,6 @@ import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.channel.rdma.RdmaIoHandlerConfig;
 import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
-import org.nettyrdma.channel.rdma.loop.CompletionQueue;
 import org.nettyrdma.testkit.DeviceResources;
 import org.nettyrdma.testkit.EchoHandler;
 import org.nettyrdma.testkit.RdmaTestEnvironment;
@@ -56,7 +55,7 @@ class RdmaCompletionQueueShrinkTest {
     void queuesOpenedForABurstCloseWhenItEnds() throws Exception {
         RdmaTestEnvironment.assumeDevice();
         DeviceResources.Snapshot before = DeviceResources.snapshot();
-        int queuesBefore = CompletionQueue.liveCount();
+        int queuesBefore = DeviceResources.transportCounts().completionQueues();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
                 RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().setCompletionQueueEntries(CQ_ENTRIES)));
         try {
@@ -83,7 +82,7 @@ class RdmaCompletionQueueShrinkTest {
                 clients.add(connect.sync().channel());
             }
             // Both ends of every connection are on the one loop: 16 queue pairs, two per queue.
-            int queuesAtPeak = CompletionQueue.liveCount() - queuesBefore;
+            int queuesAtPeak = DeviceResources.transportCounts().completionQueues() - queuesBefore;
             assertTrue(queuesAtPeak >= CONNECTIONS, "queues open with " + CONNECTIONS + " connections: "
                     + queuesAtPeak);
 
@@ -91,10 +90,10 @@ class RdmaCompletionQueueShrinkTest {
                 client.close().sync();
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (CompletionQueue.liveCount() - queuesBefore > 1 && System.nanoTime() - deadline < 0) {
+            while (DeviceResources.transportCounts().completionQueues() - queuesBefore > 1 && System.nanoTime() - deadline < 0) {
                 Thread.sleep(50);
             }
-            assertEquals(1, CompletionQueue.liveCount() - queuesBefore,
+            assertEquals(1, DeviceResources.transportCounts().completionQueues() - queuesBefore,
                     "queues left once the connections closed, of " + queuesAtPeak + " at the peak");
             server.close().sync();
         } finally {

@@ -35,7 +35,7 @@ import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
-import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
+import org.nettyrdma.channel.rdma.internal.ConnectParameters;
 import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
@@ -159,7 +159,7 @@ final class ClientSetUp extends ConnectionSetUp {
                 break;
             case CmEvent.ROUTE_RESOLVED:
                 openConnection();
-                DisniNative.dispatcher()._connect(channel.id, RdmaProtocol.RETRY_COUNT,
+                DisniNative.dispatcher()._connect(channel.id, ConnectParameters.RETRY_COUNT,
                         channel.config().getRnrRetryCount(), 0, (byte) 0);
                 channel.transition(RdmaChannelState.CONNECTING);
                 break;

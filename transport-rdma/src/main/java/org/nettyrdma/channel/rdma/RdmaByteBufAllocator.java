@@ -48,7 +48,7 @@ import org.nettyrdma.channel.rdma.memory.StagingBlock;
  * makes no garbage on threads that clean up their thread-locals (Netty's event loops).
  *
  * <p>The pool is shared by the whole process and grows in slabs of
- * {@value RegisteredMemoryPool#SLAB_SIZE} bytes up to {@code -Dorg.nettyrdma.allocator.maxMemory}
+ * {@value #SLAB_SIZE} bytes up to {@code -Dorg.nettyrdma.allocator.maxMemory}
  * bytes (default 256 MiB); at that limit a slab none of whose blocks is in use is carved again for a
  * size that needs one. Of the slabs none of whose blocks is in use it keeps up to
  * {@code -Dorg.nettyrdma.allocator.retainedMemory} bytes (default 32 MiB) for the next burst and
@@ -60,6 +60,12 @@ import org.nettyrdma.channel.rdma.memory.StagingBlock;
  * they hold for that comes and goes with their sends. Thread-safe.
  */
 public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
+
+    /**
+     * The bytes of each slab the pool registers at once: what one registration of the allocator
+     * costs, and the step in which its registered memory grows and shrinks.
+     */
+    public static final int SLAB_SIZE = RegisteredMemoryPool.SLAB_SIZE;
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaByteBufAllocator.class);
 

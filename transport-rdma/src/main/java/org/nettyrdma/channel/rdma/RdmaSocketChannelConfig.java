@@ -35,6 +35,7 @@ import io.netty.channel.MessageSizeEstimator;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannelConfig;
+import org.nettyrdma.channel.rdma.internal.ConnectParameters;
 import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 
 /**
@@ -90,7 +91,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     private volatile boolean receiveInPlace;
     private volatile boolean exposeMemory;
     private volatile boolean sharedReceiveQueue;
-    private volatile int rnrRetryCount = RdmaProtocol.RNR_RETRY_COUNT;
+    private volatile int rnrRetryCount = ConnectParameters.RNR_RETRY_COUNT;
     private volatile boolean allowHalfClosure;
     private volatile boolean keepAlive;
     private volatile int trafficClass;

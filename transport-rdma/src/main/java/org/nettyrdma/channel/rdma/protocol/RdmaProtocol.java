@@ -21,21 +21,6 @@ package org.nettyrdma.channel.rdma.protocol;
  */
 public final class RdmaProtocol {
 
-    /**
-     * RDMA CM transport retries before a work request fails with {@code RETRY_EXC_ERR}. Not 7: rxe
-     * reads 7 as "retry for ever", so a send to a peer that vanished without a disconnect would never
-     * fail. The accepting side's QP takes the connecting side's value from the connect request
-     * (docs/decisions.md#retry-counts).
-     */
-    public static final int RETRY_COUNT = 6;
-    /**
-     * Receiver-not-ready retries before a Send fails with {@code RNR_RETRY_EXC_ERR}. Not 7, which means
-     * retry for ever: a peer that credits receives it never posted would hold the connection without
-     * end. A well-behaved peer never makes this side retry, since a slot is credited only once its
-     * receive is posted (docs/decisions.md#retry-counts).
-     */
-    public static final int RNR_RETRY_COUNT = 6;
-
     /** The protocol version this code speaks; a peer with another one is refused. */
     public static final int VERSION = 3;
 

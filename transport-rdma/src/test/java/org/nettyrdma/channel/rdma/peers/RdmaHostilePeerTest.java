@@ -40,6 +40,7 @@ import org.nettyrdma.channel.rdma.RdmaCreditTimeoutException;
 import org.nettyrdma.channel.rdma.RdmaProtocolException;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.channel.rdma.protocol.MessageHeader;
+import org.nettyrdma.channel.rdma.internal.ConnectParameters;
 import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 import org.nettyrdma.channel.rdma.verbs.RawRdmaClient;
 import org.nettyrdma.testkit.Await;
@@ -169,7 +170,7 @@ class RdmaHostilePeerTest {
 
     /**
      * A peer that grants receive slots it never posted: the server's first Send beyond them meets no
-     * receive, is retried {@link RdmaProtocol#RNR_RETRY_COUNT} times, and fails; the write's promise
+     * receive, is retried {@link ConnectParameters#RNR_RETRY_COUNT} times, and fails; the write's promise
      * fails and the connection closes with the error, in bounded time, however long the peer stays.
      */
     @Test

@@ -34,7 +34,7 @@ import com.ibm.disni.verbs.RdmaConnParam;
 import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.impl.NatObject;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
-import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
+import org.nettyrdma.channel.rdma.internal.ConnectParameters;
 import org.nettyrdma.testkit.RdmaTestEnvironment;
 
 /**
@@ -54,9 +54,9 @@ import org.nettyrdma.testkit.RdmaTestEnvironment;
 final class ConnectedPair implements AutoCloseable {
 
     static final byte[] ACCEPT_PRIVATE_DATA = "netty-rdma accept".getBytes(StandardCharsets.US_ASCII);
-    /** The transport's retry counts ({@link RdmaProtocol#RETRY_COUNT}), as DiSNI's connect takes them. */
-    static final byte RETRY_COUNT = (byte) RdmaProtocol.RETRY_COUNT;
-    static final byte RNR_RETRY_COUNT = (byte) RdmaProtocol.RNR_RETRY_COUNT;
+    /** The transport's retry counts ({@link ConnectParameters#RETRY_COUNT}), as DiSNI's connect takes them. */
+    static final byte RETRY_COUNT = (byte) ConnectParameters.RETRY_COUNT;
+    static final byte RNR_RETRY_COUNT = (byte) ConnectParameters.RNR_RETRY_COUNT;
     /** Size of each pre-posted receive. */
     static final int RECEIVE_SIZE = 4096;
     /** Work request id of the client's first pre-posted receive. */
