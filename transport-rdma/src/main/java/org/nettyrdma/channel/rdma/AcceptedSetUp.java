@@ -23,7 +23,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
-import org.nettyrdma.channel.rdma.connection.ConnectionSizing;
+import org.nettyrdma.channel.rdma.connection.ConnectionSettings;
 import org.nettyrdma.channel.rdma.connection.RdmaConnection;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
@@ -151,7 +151,7 @@ final class AcceptedSetUp extends ConnectionSetUp {
      * the peer's share of receive slots grows later only within it too ({@link #mayHoldMore}).
      */
     @Override
-    void admit() throws IOException {
+    void admit(ConnectionSettings settings) throws IOException {
         if (admission == null) {
             return;
         }
@@ -161,7 +161,7 @@ final class AcceptedSetUp extends ConnectionSetUp {
         }
         int maxConnections = serverConfig().getMaxConnectionsPerAddress();
         long maxBytes = addressCap();
-        long atMost = ConnectionSizing.registeredBytesAtStart(channel.config());
+        long atMost = settings.registeredBytesAtStart();
         switch (admission.admit(peer.getAddress(), atMost, maxConnections, maxBytes)) {
             case ADMITTED:
                 return;

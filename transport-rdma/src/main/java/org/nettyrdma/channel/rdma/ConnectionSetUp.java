@@ -25,7 +25,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.connection.ConnectionEvents;
-import org.nettyrdma.channel.rdma.connection.ConnectionSizing;
+import org.nettyrdma.channel.rdma.connection.ConnectionSettings;
 import org.nettyrdma.channel.rdma.connection.RdmaConnection;
 import org.nettyrdma.channel.rdma.connection.RdmaReceiver;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
@@ -119,8 +119,8 @@ abstract class ConnectionSetUp {
     void heldLess(long bytes) {
     }
 
-    /** Checks the peer may have a connection, before anything is set up for it. */
-    void admit() throws IOException {
+    /** Checks the peer may have a connection made with {@code settings}, before anything is set up for it. */
+    void admit(ConnectionSettings settings) throws IOException {
     }
 
     /** The connection was opened: it holds {@link RdmaConnection#admittedBytes()}. */
@@ -200,34 +200,33 @@ abstract class ConnectionSetUp {
             throw new IOException("the rdma_cm_id has no source address");
         }
         RdmaDevice device = RdmaDevice.of(context, source.getAddress());
-        admit();
-        RdmaSocketChannelConfig config = channel.config();
-        CompletionQueue cq = channel.loop.reserveCompletionQueue(device,
-                ConnectionSizing.completionQueueEntries(config, device));
+        ConnectionSettings settings = channel.config().connectionSettings();
+        admit(settings);
+        CompletionQueue cq = channel.loop.reserveCompletionQueue(device, settings.completionQueueEntries(device));
         SharedReceiveQueue srq;
         ProtectionDomain ownPd = null;
         try {
-            if (config.isExposeMemory()) {
+            if (settings.exposeMemory()) {
                 // A key registered here works on this connection's queue pair alone (docs/one-sided.md).
                 ownPd = ProtectionDomain.allocate(device);
             }
-            if (ConnectionSizing.hasOwnReceiveQueue(config)) {
+            if (settings.hasOwnReceiveQueue()) {
                 // Its peer's Sends, within its credit or beyond it, take receives of this queue alone.
-                srq = channel.loop.ownReceiveQueue(device, ownPd, config.getSlotSize(),
-                        SharedReceiveQueue.ownCapacity(config.getReceiveSlots()));
+                srq = channel.loop.ownReceiveQueue(device, ownPd, settings.slotSize(),
+                        SharedReceiveQueue.ownCapacity(settings.receiveSlots()));
             } else {
-                srq = channel.loop.sharedReceiveQueue(device, config.getSlotSize(), RdmaReceiver.INITIAL_SHARE);
+                srq = channel.loop.sharedReceiveQueue(device, settings.slotSize(), RdmaReceiver.INITIAL_SHARE);
             }
         } catch (IOException e) {
             if (ownPd != null) {
                 ownPd.release();
             }
-            cq.unreserve(ConnectionSizing.completionQueueEntries(config, device));
+            cq.unreserve(settings.completionQueueEntries(device));
             throw e;
         }
         // The connection owns the domain's first hold from here, and frees it when closed.
         RdmaConnection connection = new RdmaConnection(channel.streamUnsafe(), channel.eventLoop(), cq, srq, id,
-                config, answersHello(), ownPd, RdmaByteBufAllocator.POOLED_MEMORY);
+                settings, answersHello(), ownPd, RdmaByteBufAllocator.POOLED_MEMORY);
         channel.connection = connection;
         admitted(connection);
     }

@@ -26,6 +26,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import org.nettyrdma.channel.rdma.connection.ExposedMemory;
 import org.nettyrdma.channel.rdma.connection.OneSidedRequests;
 import org.nettyrdma.channel.rdma.connection.RdmaConnection;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
@@ -97,7 +98,8 @@ public final class OneSidedOperations {
                 buffer.release();
                 return;
             }
-            ProtectionDomain pd = connection.ownProtectionDomain();
+            ExposedMemory exposedMemory = connection.exposedMemory();
+            ProtectionDomain pd = exposedMemory.ownProtectionDomain();
             if (pd == null) {
                 buffer.release();
                 promise.setFailure(new IllegalStateException("this channel shares its device's protection domain, "
@@ -121,8 +123,8 @@ public final class OneSidedOperations {
             Runnable revokeNow = () -> exposed[0].revokeNow();
             exposed[0] = new ExposedRegion(channel.eventLoop(), buffer,
                     new RemoteRegion(address, length, region.rkey(), access), region, pd,
-                    () -> connection.revoked(revokeNow));
-            connection.exposed(revokeNow);
+                    () -> exposedMemory.revoked(revokeNow));
+            exposedMemory.exposed(revokeNow);
             promise.setSuccess(exposed[0]);
         });
         return promise;

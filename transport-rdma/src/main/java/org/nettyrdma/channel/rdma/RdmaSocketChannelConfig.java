@@ -35,6 +35,7 @@ import io.netty.channel.MessageSizeEstimator;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannelConfig;
+import org.nettyrdma.channel.rdma.connection.ConnectionSettings;
 import org.nettyrdma.channel.rdma.internal.ConnectParameters;
 import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 
@@ -596,5 +597,12 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     @Override
     protected void autoReadCleared() {
         ((RdmaSocketChannel) channel).clearReadPending();
+    }
+
+    /** Returns the options a connection is made with, as they stand now: read once, at its set-up. */
+    ConnectionSettings connectionSettings() {
+        return new ConnectionSettings(getReceiveSlots(), getSlotSize(), getSendQueueDepth(), getMaxInlineData(),
+                getSendBufferSize(), getReceiveBufferSize(), getRingIdleMillis(), getCreditTimeoutMillis(),
+                isReceiveInPlace(), isSharedReceiveQueue(), isExposeMemory());
     }
 }

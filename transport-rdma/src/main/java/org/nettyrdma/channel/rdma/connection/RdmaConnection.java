@@ -16,9 +16,6 @@
 package org.nettyrdma.channel.rdma.connection;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.Set;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -28,7 +25,6 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.RdmaCreditTimeoutException;
-import org.nettyrdma.channel.rdma.RdmaSocketChannelConfig;
 import org.nettyrdma.channel.rdma.loop.CompletionQueue;
 import org.nettyrdma.channel.rdma.loop.SharedReceiveQueue;
 import org.nettyrdma.channel.rdma.memory.ProtectionDomain;
@@ -67,10 +63,8 @@ public final class RdmaConnection {
     private final SendTimers timers;
     private final ControlMessages controls;
     private final CompletionDispatch completions;
-    /** The connection's own protection domain, to expose memory in; {@code null} in the device's shared one. */
-    private final ProtectionDomain ownPd;
     private final OneSidedRequests oneSided;
-    private final Set<Runnable> exposures = new LinkedHashSet<>();
+    private final ExposedMemory exposed;
     /** The queue pair was moved to the error state ({@link #disconnect()}). */
     private boolean disconnected;
     /** The connection failed and was stopped: nothing the peer sends is taken any more ({@link #abort()}). */
@@ -79,25 +73,25 @@ public final class RdmaConnection {
 
     /**
      * Creates the queue pair on {@code id}, in {@code cq} where
-     * {@link ConnectionSizing#completionQueueEntries} are reserved for it and on the shared receive
+     * {@link ConnectionSettings#completionQueueEntries} are reserved for it and on the shared receive
      * queue {@code srq}, and reserves the peer's first slots there: all before the connection is
      * established, so no Send from the peer can find no receive. A ring opens only when the peer asks for one. All or nothing: if any step fails,
      * everything made before it is freed and the reservations are returned.
      */
     public RdmaConnection(ConnectionEvents events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq,
-                          long id, RdmaSocketChannelConfig config, boolean accepted, ProtectionDomain ownPd,
+                          long id, ConnectionSettings settings, boolean accepted, ProtectionDomain ownPd,
                           PooledMemory pooled) throws IOException {
         this.events = events;
-        this.ownPd = ownPd;
+        this.exposed = new ExposedMemory(ownPd);
         this.device = cq.device();
-        int slots = config.getReceiveSlots();
+        int slots = settings.receiveSlots();
         // The largest ring this side opens to its peer on request. None where a window would not
         // confine the peer: then it may write nowhere (RingPolicy).
-        int maxRingSize = ownPd != null ? 0 : ConnectionSizing.maxRingSize(config, device);
-        int sendBufferSize = config.getSendBufferSize();
-        int sendDepth = ConnectionSizing.sendQueueDepth(config, device);
+        int maxRingSize = ownPd != null ? 0 : settings.maxRingSize(device);
+        int sendBufferSize = settings.sendBufferSize();
+        int sendDepth = settings.sendQueueDepth(device);
         // From here the connection owns the CQ reservation and the receive queue: close() gives them back.
-        resources = new QueuePairResources(cq, ConnectionSizing.completionQueueEntries(config, device), id, srq);
+        resources = new QueuePairResources(cq, settings.completionQueueEntries(device), id, srq);
         boolean created = false;
         try {
             // A connection the limit cannot hold is refused now, with the reason, rather than after the
@@ -109,12 +103,12 @@ public final class RdmaConnection {
             if (!RegisteredMemoryBudget.hasRoom(atStart)) {
                 throw RegisteredMemoryBudget.refusal("a connection", atStart);
             }
-            resources.open(sendDepth, config.getMaxInlineData());
+            resources.open(sendDepth, settings.maxInlineData());
             qpNum = resources.qpNum();
             PartsListener listener = new PartsListener();
-            timers = new SendTimers(eventLoop, config, listener);
+            timers = new SendTimers(eventLoop, settings.creditTimeoutMillis(), listener);
             receiver = new RdmaReceiver(listener, eventLoop, resources, slots, maxRingSize,
-                    config.isReceiveInPlace(), accepted, counters, pooled);
+                    settings.receiveInPlace(), accepted, counters, pooled);
             // A connection in a domain of its own stages in blocks registered there: the pool's keys are
             // the shared domain's.
             SendBlocks.Source staging = ownPd != null
@@ -125,9 +119,9 @@ public final class RdmaConnection {
             oneSided = new OneSidedRequests(sender, new SendBlocks(new RegisteredBlocks(device, ownPd,
                     RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize));
             rings = new RingOwner(listener, resources, sender, receiver, eventLoop,
-                    config.getRingIdleMillis());
+                    settings.ringIdleMillis());
             hello = new HelloExchange(sender, receiver, accepted ? HelloExchange.Turn.ANSWERS
-                    : HelloExchange.Turn.SPEAKS_FIRST, config.getSlotSize(), qpNum);
+                    : HelloExchange.Turn.SPEAKS_FIRST, settings.slotSize(), qpNum);
             controls = new ControlMessages(sender, receiver.owed(), rings, hello, timers, keepAlive, counters);
             completions = new CompletionDispatch(events, listener, device, receiver, sender, oneSided, rings,
                     hello, timers, controls, keepAlive, counters);
@@ -385,19 +379,13 @@ public final class RdmaConnection {
             if (oneSided != null) {
                 oneSided.close();
             }
-            for (Runnable revokeNow : new ArrayList<>(exposures)) {
-                revokeNow.run();
-            }
-            if (ownPd != null) {
-                // Freed once the receive queue and the staging blocks in it are gone too.
-                ownPd.release();
-            }
+            exposed.close();
         }
     }
 
-    /** Returns the connection's own protection domain, or {@code null} if it is in the device's shared one. */
-    public ProtectionDomain ownProtectionDomain() {
-        return ownPd;
+    /** Returns the memory the connection lets its peer reach by key. */
+    public ExposedMemory exposedMemory() {
+        return exposed;
     }
 
     /** Returns the connection's one-sided requests. */
@@ -416,19 +404,6 @@ public final class RdmaConnection {
         } catch (IOException e) {
             events.connectionFailed(e);
         }
-    }
-
-    /**
-     * Counts an exposed region among those revoked when the connection closes: {@code revokeNow}
-     * revokes it, and names it until {@link #revoked} forgets it.
-     */
-    public void exposed(Runnable revokeNow) {
-        exposures.add(revokeNow);
-    }
-
-    /** Forgets the region {@code revokeNow} revokes, revoked. */
-    public void revoked(Runnable revokeNow) {
-        exposures.remove(revokeNow);
     }
 
     /**

@@ -19,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
-import org.nettyrdma.channel.rdma.RdmaSocketChannelConfig;
 
 /**
  * The timers of a connection's sends: the bound on a wait for the peer's credit
@@ -62,7 +61,8 @@ final class SendTimers {
     }
 
     private final EventLoop eventLoop;
-    private final RdmaSocketChannelConfig config;
+    /** The bound on a wait for credit in milliseconds; 0 for none. */
+    private final int creditTimeoutMillis;
     private final Due due;
     private final CreditWait creditWait = new CreditWait();
     /** Looks at {@link #creditWait} when its bound may have passed; {@code null} when none is due. */
@@ -73,9 +73,9 @@ final class SendTimers {
     private Future<?> stagingTrim;
     private boolean cancelled;
 
-    SendTimers(EventLoop eventLoop, RdmaSocketChannelConfig config, Due due) {
+    SendTimers(EventLoop eventLoop, int creditTimeoutMillis, Due due) {
         this.eventLoop = eventLoop;
-        this.config = config;
+        this.creditTimeoutMillis = creditTimeoutMillis;
         this.due = due;
     }
 
@@ -146,7 +146,7 @@ final class SendTimers {
 
     /** Makes sure a look at the credit wait is due when its bound, if it has one, may have passed. */
     private void scheduleCreditDeadline() {
-        int bound = config.getCreditTimeoutMillis();
+        int bound = creditTimeoutMillis;
         if (creditDeadline != null || bound == 0) {
             return;
         }
@@ -160,7 +160,7 @@ final class SendTimers {
      */
     private void creditDeadlineReached() {
         creditDeadline = null;
-        int bound = config.getCreditTimeoutMillis();
+        int bound = creditTimeoutMillis;
         if (cancelled || bound == 0 || !creditWait.isWaiting()) {
             return;
         }
