@@ -124,7 +124,7 @@ public final class RdmaLoop implements RdmaDevice.User {
                 // The queue pair is gone: its slot is nobody's, so it goes back to the queue.
                 if (status != WorkCompletionStatus.WR_FLUSH_ERR) {
                     srq.release(SharedReceiveQueue.slotOf(wrId));
-                    postShared(srq);
+                    srq.postOrWarn();
                 } else {
                     srq.setAside(SharedReceiveQueue.slotOf(wrId));
                 }
@@ -139,14 +139,6 @@ public final class RdmaLoop implements RdmaDevice.User {
         }
         event.completion(WorkRequests.connectionPart(wrId), status, opcode, byteLength, immediate, flags);
         registration.handle(event);
-    }
-
-    private static void postShared(SharedReceiveQueue srq) {
-        try {
-            srq.post();
-        } catch (IOException e) {
-            logger.warn("posting to the shared receive queue of {} failed", srq.device(), e);
-        }
     }
 
     void dispatchCmEvent(RdmaIoRegistration registration, CmEvent cmEvent) {

@@ -16,16 +16,10 @@
 package org.nettyrdma.channel.rdma.loop;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import io.netty.util.internal.logging.InternalLogger;
@@ -34,7 +28,6 @@ import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
 import org.nettyrdma.channel.rdma.memory.ProtectionDomain;
 import org.nettyrdma.channel.rdma.memory.RdmaDevice;
-import org.nettyrdma.channel.rdma.memory.RegisteredBuffer;
 
 /**
  * The shared receive queue ({@code ibv_srq}) of one event loop on one device, for the connections
@@ -45,12 +38,12 @@ import org.nettyrdma.channel.rdma.memory.RegisteredBuffer;
  * queue keeps at least that many slots (and a sixteenth more) posted or held by a connection: so a
  * peer that sends within its credits always finds a receive, whatever the other peers do within
  * theirs (docs/decisions.md#shared-receive-queue). Slots come in chunks of {@value #CHUNK_SLOTS}, each a
- * memory region with local write access only: a peer reaches them by Send, never by key. A
- * connection's own queue, the default (docs/decisions.md#receive-queue-per-connection), registers
- * one slot at a time and no spare, exactly the slots its peer's share reserves, which is what
- * admission counts. What a
- * burst grew beyond that goes as traffic gives the slots back ({@link SharedSlots}), and all of it
- * when the last queue pair on the queue is destroyed ({@link #queuePairDestroyed()}).
+ * memory region ({@link SlotRegions}). A connection's own queue, the default
+ * (docs/decisions.md#receive-queue-per-connection), registers regions of {@value #OWN_CHUNK_SLOTS}
+ * slots (fewer if its peer is credited fewer) and keeps no spare: it posts exactly the slots its
+ * peer's share reserves, and admission counts the regions they take. What a burst grew beyond the
+ * target goes as traffic gives the slots back ({@link SharedSlots}), and all of it when the last queue
+ * pair on the queue is destroyed ({@link #queuePairDestroyed()}).
  *
  * <p>A completion names the queue and the slot in its {@code wr_id}, and the queue pair in its
  * {@code qp_num}; the queue knows which channel each attached queue pair belongs to. A slot taken
@@ -75,16 +68,12 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /** Every receive's {@code wr_id} carries this bit; sends carry sequence numbers below it. */
     public static final long RECEIVE_TAG = 1L << 62;
     private static final long SLOT_MASK = (1L << WorkRequests.OWNER_SHIFT) - 1;
-    private static final int CHAIN = 32;
     /**
      * A queue that no queue pair uses any more is destroyed if it registered more slots than this, four
      * chunks: a server that a burst left idle keeps none of the burst, and one whose few connections
      * come and go does not create a queue for each.
      */
     static final int KEPT_WHEN_UNUSED = 4 * CHUNK_SLOTS;
-    private static final AtomicLong LIVE_BYTES = new AtomicLong();
-    private static final AtomicInteger LIVE_REGIONS = new AtomicInteger();
-    private static final AtomicLong LIMIT_EVENTS = new AtomicLong();
 
     private final RdmaDevice device;
     /** The protection domain of its own of a connection exposing memory, held until closed; {@code null} for the device's. */
@@ -93,30 +82,21 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final boolean own;
     private final long pd;
     private final int slotSize;
-    /**
-     * The slots of one memory region: {@link #CHUNK_SLOTS}, or in a connection's own queue
-     * {@link #OWN_CHUNK_SLOTS} (its capacity, if that is less).
-     */
-    private final int chunkSlots;
-    private final int id;
     private final int capacity;
     private final long srq;
-    private final WorkRequests chain = WorkRequests.receives(CHAIN);
-    /** The chunks by index, {@code null} where one was deregistered. */
-    private final List<RegisteredBuffer> chunks = new ArrayList<>();
-    private final List<ByteBuf> views = new ArrayList<>();
+    /**
+     * The regions of {@link #CHUNK_SLOTS} slots, or in a connection's own queue of
+     * {@link #OWN_CHUNK_SLOTS} (its capacity, if that is less).
+     */
+    private final SlotRegions regions;
+    private final SrqReceives receives;
     private final SharedSlots book;
+    private final SrqLimit limit;
     /** qp_num to the registration id of the channel whose queue pair it is. */
     private final IntObjectMap<Integer> owners = new IntObjectHashMap<>();
     private final Consumer<SharedReceiveQueue> unused;
-    /**
-     * Where the receives of a loop's queue complete, with an entry for every receive the queue can
-     * have posted; {@code null} for a connection's own queue (docs/decisions.md#completion-queue-bound).
-     */
+    /** The queue pairs made on the queue and not destroyed yet. */
     private int queuePairs;
-    /** The {@code srq_limit} armed on the device, 0 while none is (the event disarms it). */
-    private int armedLimit;
-    private Executor loopExecutor;
     private boolean closed;
 
     /**
@@ -136,19 +116,17 @@ public final class SharedReceiveQueue implements AutoCloseable {
         this.ownPd = ownPd;
         this.pd = ownPd != null ? ownPd.handle() : device.pd();
         this.slotSize = slotSize;
-        this.id = id;
         this.capacity = own ? Math.min(capacity, device.maxSrqWr()) : capacityOn(device, capacity);
         // A region may reach past an own queue's capacity; its slots there are never posted.
-        this.chunkSlots = own ? ownRegionSlots(this.capacity) : CHUNK_SLOTS;
+        int regionSlots = own ? ownRegionSlots(this.capacity) : CHUNK_SLOTS;
         this.unused = unused;
-        book = new SharedSlots(new Chunks(), chunkSlots, this.capacity, !own);
-        chain.claim(id);
-        try {
-            srq = RdmaNative.createSrq(pd, this.capacity);
-        } catch (IOException e) {
-            chain.close();
-            throw e;
-        }
+        regions = new SlotRegions(pd, regionSlots, slotSize, !own ? "the shared receive slots of an event loop"
+                : ownPd != null ? "the receive slots of a connection exposing memory"
+                : "the receive slots of a connection");
+        srq = RdmaNative.createSrq(pd, this.capacity);
+        receives = new SrqReceives(device, srq, id, regions, slotSize);
+        book = new SharedSlots(receives, regionSlots, this.capacity, !own);
+        limit = new SrqLimit(device, srq);
         if (ownPd != null) {
             ownPd.retain();
         }
@@ -156,17 +134,17 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /** Returns the bytes of the shared receive slots registered now, process-wide. */
     public static long liveBytes() {
-        return LIVE_BYTES.get();
+        return SlotRegions.liveBytes();
     }
 
     /** Returns the memory regions of shared receive slots registered now, process-wide. */
     public static int liveRegions() {
-        return LIVE_REGIONS.get();
+        return SlotRegions.liveRegions();
     }
 
     /** Returns the limit events ({@code IBV_EVENT_SRQ_LIMIT_REACHED}) handled so far, process-wide. */
     public static long limitEvents() {
-        return LIMIT_EVENTS.get();
+        return SrqLimit.events();
     }
 
     /**
@@ -280,7 +258,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
         }
         book.reserve(slots);
         post();
-        armLimit();
+        limit.arm(book.lowWaterMark());
     }
 
     /** Gives back {@code slots} reserved: a connection shrank its share, or closed. */
@@ -343,12 +321,12 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /** Returns the memory of the chunk that holds {@code slot}; the slot starts at {@link #offsetOf}. */
     public ByteBuf viewOf(int slot) {
-        return views.get(slot / chunkSlots);
+        return regions.viewOf(slot);
     }
 
     /** Returns where {@code slot} starts in {@link #viewOf}. */
     public int offsetOf(int slot) {
-        return (slot % chunkSlots) * slotSize;
+        return regions.offsetOf(slot);
     }
 
     /**
@@ -377,115 +355,28 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * ({@link #limitReached()}), its error is logged. Call once, after it is made.
      */
     void watchEvents(Executor loop) {
-        loopExecutor = loop;
-        device.asyncEvents().watch(srq, type -> {
-            try {
-                loop.execute(() -> asyncEvent(type));
-            } catch (RejectedExecutionException e) {
-                // The loop is stopping: the queue goes with it.
-            }
-        });
-    }
-
-    private void asyncEvent(int type) {
-        if (closed) {
-            return;
-        }
-        if (type == RdmaNative.EVENT_SRQ_LIMIT_REACHED) {
-            limitReached();
-        } else {
-            logger.warn("a shared receive queue of the RDMA device {} failed (async event {})", device.name(), type);
-        }
-    }
-
-    /**
-     * Arms the limit event at the low-water mark ({@link SharedSlots#lowWaterMark()}) if it is not
-     * armed or the mark doubled since: a system call per doubling, not per reservation.
-     */
-    private void armLimit() {
-        int mark = book.lowWaterMark();
-        if (closed || loopExecutor == null || armedLimit != 0 && mark < 2 * armedLimit) {
-            return;
-        }
-        try {
-            RdmaNative.armSrqLimit(srq, mark);
-            armedLimit = mark;
-        } catch (IOException e) {
-            // The queue works without the event; only the early refill is lost.
-            logger.debug("arming the limit event of a shared receive queue of {} failed", device, e);
-        }
+        limit.watch(loop, this::limitReached);
     }
 
     /**
      * Fewer receives are left in the device's queue than the low-water mark: a peer sends beyond
      * its credit (or completions wait to be polled). The parked slots are posted, within the
-     * queue's capacity, and the event is armed again.
+     * queue's capacity, and the limit is armed again.
      */
-    void limitReached() {
-        LIMIT_EVENTS.incrementAndGet();
-        armedLimit = 0;
+    private void limitReached() {
         book.postParked();
-        try {
-            post();
-        } catch (IOException e) {
-            logger.warn("posting to the shared receive queue of {} failed", device, e);
-        }
-        armLimit();
+        receives.postOrWarn();
+        limit.arm(book.lowWaterMark());
     }
 
     /** Posts the slots released since the last post. */
     public void post() throws IOException {
-        if (!closed) {
-            chain.postShared(srq);
-        }
+        receives.post();
     }
 
-    private static void deregister(RegisteredBuffer chunk) {
-        chunk.close();
-        LIVE_BYTES.addAndGet(-chunk.size());
-        LIVE_REGIONS.decrementAndGet();
-    }
-
-    /** What the book of slots asks for: chunks of registered memory, and receives posted into them. */
-    private final class Chunks implements SharedSlots.Chunks {
-        @Override
-        public void register(int index) throws IOException {
-            RegisteredBuffer chunk = new RegisteredBuffer(pd, chunkSlots * slotSize,
-                    RegisteredBuffer.LOCAL_WRITE, !own ? "the shared receive slots of an event loop"
-                    : ownPd != null ? "the receive slots of a connection exposing memory"
-                    : "the receive slots of a connection");
-            LIVE_BYTES.addAndGet(chunk.size());
-            LIVE_REGIONS.incrementAndGet();
-            ByteBuf view = Unpooled.wrappedBuffer(chunk.buffer());
-            if (index == chunks.size()) {
-                chunks.add(chunk);
-                views.add(view);
-            } else {
-                chunks.set(index, chunk);
-                views.set(index, view);
-            }
-        }
-
-        @Override
-        public void deregister(int index) {
-            SharedReceiveQueue.deregister(chunks.set(index, null));
-            views.set(index, null);
-        }
-
-        @Override
-        public void post(int slot) {
-            if (chain.isFull()) {
-                try {
-                    SharedReceiveQueue.this.post();
-                } catch (IOException e) {
-                    // Only a broken device refuses a post; its connections fail with their own completions.
-                    logger.warn("posting to the shared receive queue of {} failed", device, e);
-                }
-            }
-            RegisteredBuffer chunk = chunks.get(slot / chunkSlots);
-            chain.addReceive(SHARED_TAG | RECEIVE_TAG | slot, chunk.address() + offsetOf(slot), slotSize,
-                    chunk.lkey());
-        }
+    /** Posts as {@link #post()} does, logging a failure: for a caller that could not act on it. */
+    void postOrWarn() {
+        receives.postOrWarn();
     }
 
     /**
@@ -498,20 +389,14 @@ public final class SharedReceiveQueue implements AutoCloseable {
             return;
         }
         closed = true;
-        device.asyncEvents().unwatch(srq);
+        limit.close();
         try {
             RdmaNative.destroySrq(srq);
         } catch (IOException e) {
             logger.warn("destroying the shared receive queue of {} failed", device, e);
         } finally {
-            for (RegisteredBuffer chunk : chunks) {
-                if (chunk != null) {
-                    deregister(chunk);
-                }
-            }
-            chunks.clear();
-            views.clear();
-            chain.close();
+            regions.close();
+            receives.close();
             if (ownPd != null) {
                 ownPd.release();
             }

@@ -97,7 +97,8 @@ final class SharedReceiveQueues {
      * queue pair is.
      */
     SharedReceiveQueue own(RdmaDevice device, ProtectionDomain pd, int slotSize, int capacity) throws IOException {
-        // It registers one slot at a time: no rounding to chunks.
+        // Its capacity is its peer's largest share, not rounded to whole regions: the slots of its
+        // last region past the capacity are never posted.
         return open(device, true, pd, slotSize, capacity);
     }
 
