@@ -124,8 +124,23 @@ public final class SharedReceiveQueue implements AutoCloseable {
                 : ownPd != null ? "the receive slots of a connection exposing memory"
                 : "the receive slots of a connection");
         srq = RdmaNative.createSrq(pd, this.capacity);
-        receives = new SrqReceives(device, srq, id, regions, slotSize);
-        book = new SharedSlots(receives, regionSlots, this.capacity, !own);
+        SrqReceives posting = null;
+        try {
+            posting = new SrqReceives(device, srq, id, regions, slotSize);
+            book = new SharedSlots(posting, regionSlots, this.capacity, !own);
+        } catch (RuntimeException | Error e) {
+            // A device whose bounds the book refuses: nothing holds the queue yet but this.
+            if (posting != null) {
+                posting.close();
+            }
+            try {
+                RdmaNative.destroySrq(srq);
+            } catch (IOException destroyFailed) {
+                e.addSuppressed(destroyFailed);
+            }
+            throw e;
+        }
+        receives = posting;
         limit = new SrqLimit(device, srq);
         if (ownPd != null) {
             ownPd.retain();
