@@ -43,6 +43,11 @@ import org.nettyrdma.channel.rdma.loop.RdmaLoop;
  * request the channel posts, and each completion and RDMA CM event reaches the channel's
  * {@link IoHandle#handle} with its registration, found by that id ({@link RdmaIoRegistration}).
  *
+ * <p>Where this process has no RDMA ({@link Rdma#isAvailable()} is {@code false}) the loop is an
+ * epoll loop, and it opens nothing of RDMA: its RDMA channels are carried by TCP
+ * ({@link RdmaChannelOption#TCP_FALLBACK}) or fail to connect and bind naming
+ * {@link Rdma#unavailabilityCause()}.
+ *
  * <p>A loop that runs out of work polls its completion queues a while before it arms them and
  * waits: up to a bound while its polls keep finding work, less as they miss, none once it is idle
  * ({@link RdmaIoHandlerConfig#getAdaptivePollMicros()}, {@link AdaptivePoll}), or for a fixed time
@@ -107,7 +112,8 @@ public final class RdmaIoHandler implements IoHandler {
      */
     public static IoHandlerFactory newFactory(RdmaIoHandlerConfig config) {
         RdmaIoHandlerConfig copy = new RdmaIoHandlerConfig(config);
-        Rdma.ensureAvailability();
+        // Epoll is required (the factory below ensures it), RDMA is not: without it the loop runs
+        // epoll alone, and its RDMA channels fall back to TCP or fail saying why (Rdma#unavailabilityCause).
         IoHandlerFactory epollFactory = EpollIoHandler.newFactory();
         return new IoHandlerFactory() {
             @Override

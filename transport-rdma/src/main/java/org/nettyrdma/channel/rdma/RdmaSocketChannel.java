@@ -19,11 +19,13 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.Future;
@@ -44,7 +46,12 @@ import org.nettyrdma.channel.rdma.memory.RdmaDevice;
  * or a {@link ConnectTimeoutException} after {@code CONNECT_TIMEOUT_MILLIS}. This class is the
  * connected channel (its addresses, metrics, one-sided operations, keep-alive, the loss of its
  * device); how it gets connected is its {@link ConnectionSetUp}'s, and the byte stream and the close
- * are its base's. Threading: as every Netty channel, all work happens on its event loop.
+ * are its base's.
+ *
+ * <p>Where RDMA cannot carry it, a TCP connection does ({@link RdmaChannelOption#TCP_FALLBACK},
+ * {@link #fallbackReason()}): a channel that connects in a process without RDMA connects over TCP
+ * ({@link TcpFallback}), and a server accepts TCP clients as such channels; the pipeline sees the same
+ * bytes and events either way ({@link TcpCarrier}). Threading: as every Netty channel, all work happens on its event loop.
  */
 public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implements SocketChannel {
 
@@ -72,6 +79,18 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
         config = new RdmaSocketChannelConfig(this);
         setUp = new AcceptedSetUp(this, acceptedFrom, admission);
         this.id = childId;
+    }
+
+    /** Creates a channel for a TCP connection a server channel accepted ({@link TcpListener}). */
+    RdmaSocketChannel(RdmaServerSocketChannel parent, EpollSocketChannel accepted, Admission.Ticket admission) {
+        super(parent);
+        config = new RdmaSocketChannelConfig(this);
+        setUp = new TcpAcceptedSetUp(this, admission);
+        carrier = new TcpCarrier(this, accepted, RdmaFallbackReason.PEER_USED_TCP);
+        local = accepted.localAddress();
+        remote = accepted.remoteAddress();
+        // Connected already, as an accepted epoll channel is: active from its registration on.
+        transition(RdmaChannelState.ACTIVE);
     }
 
     @Override
@@ -120,6 +139,15 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
     }
 
     /**
+     * Returns why this channel is carried by TCP, or {@code null} if RDMA carries it (or it is not
+     * connected yet) ({@link RdmaChannelOption#TCP_FALLBACK}).
+     */
+    public RdmaFallbackReason fallbackReason() {
+        TcpCarrier tcp = carrier;
+        return tcp != null ? tcp.reason() : null;
+    }
+
+    /**
      * Returns the one-sided operations of this channel: memory exposed to the peer, and RDMA Read,
      * Write and atomics on memory the peer exposed (docs/one-sided.md).
      */
@@ -139,8 +167,34 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
     }
 
     @Override
+    protected void doRegister(ChannelPromise promise) {
+        if (carrier != null) {
+            // Accepted over TCP: only its carrier registers, with the loop's epoll.
+            carrier.register(eventLoop(), promise);
+        } else {
+            super.doRegister(promise);
+        }
+    }
+
+    @Override
     void registered() {
         setUp.registered();
+    }
+
+    /** The TCP connect of a channel that fell back succeeded: the channel becomes active. */
+    void carrierConnected(ChannelPromise promise) {
+        if (!isOpen()) {
+            promise.tryFailure(new ClosedChannelException());
+            return;
+        }
+        transition(RdmaChannelState.ACTIVE);
+        local = carrier.localAddress();
+        remote = carrier.remoteAddress();
+        boolean promiseSet = promise.trySuccess();
+        pipeline().fireChannelActive();
+        if (!promiseSet) {
+            close(voidPromise());
+        }
     }
 
     @Override
@@ -153,6 +207,11 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
     void beginClose() throws Exception {
         setUp.beginClose();
         stopKeepAlive();
+        if (carrier != null) {
+            carrier.close();
+            finishClose();
+            return;
+        }
         super.beginClose();
     }
 
@@ -233,7 +292,13 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 return;
             }
             try {
-                setUp.connect(remoteAddress, localAddress, promise);
+                if (Rdma.isAvailable()) {
+                    setUp.connect(remoteAddress, localAddress, promise);
+                } else {
+                    TcpFallback.connect(RdmaSocketChannel.this, RdmaFallbackReason.NO_LOCAL_DEVICE,
+                            ClientSetUp.checkAddress(remoteAddress), localAddress != null ? localAddress : local,
+                            promise);
+                }
             } catch (Throwable t) {
                 promise.tryFailure(setUp.annotate(t));
                 closeIfClosed();

@@ -94,6 +94,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     private volatile boolean sharedReceiveQueue;
     private volatile int rnrRetryCount = ConnectParameters.RNR_RETRY_COUNT;
     private volatile boolean allowHalfClosure;
+    private volatile boolean tcpFallback = true;
     private volatile boolean keepAlive;
     private volatile int trafficClass;
     private volatile boolean reuseAddress;
@@ -116,7 +117,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
                 RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, RdmaChannelOption.HELLO_TIMEOUT_MILLIS,
                 RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, RdmaChannelOption.RING_IDLE_MILLIS,
                 RdmaChannelOption.RECEIVE_IN_PLACE, RdmaChannelOption.EXPOSE_MEMORY,
-                RdmaChannelOption.SHARED_RECEIVE_QUEUE, RdmaChannelOption.RNR_RETRY_COUNT);
+                RdmaChannelOption.SHARED_RECEIVE_QUEUE, RdmaChannelOption.RNR_RETRY_COUNT,
+                RdmaChannelOption.TCP_FALLBACK);
     }
 
     @SuppressWarnings("unchecked")
@@ -145,6 +147,9 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         }
         if (option == ALLOW_HALF_CLOSURE) {
             return (T) Boolean.valueOf(isAllowHalfClosure());
+        }
+        if (option == RdmaChannelOption.TCP_FALLBACK) {
+            return (T) Boolean.valueOf(isTcpFallback());
         }
         if (option == RdmaChannelOption.RECEIVE_SLOTS) {
             return (T) Integer.valueOf(getReceiveSlots());
@@ -204,6 +209,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
             setTrafficClass((Integer) value);
         } else if (option == ALLOW_HALF_CLOSURE) {
             setAllowHalfClosure((Boolean) value);
+        } else if (option == RdmaChannelOption.TCP_FALLBACK) {
+            setTcpFallback((Boolean) value);
         } else if (option == RdmaChannelOption.RECEIVE_SLOTS) {
             setReceiveSlots((Integer) value);
         } else if (option == RdmaChannelOption.SLOT_SIZE) {
@@ -519,6 +526,23 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     @Override
     public RdmaSocketChannelConfig setAllowHalfClosure(boolean allowHalfClosure) {
         this.allowHalfClosure = allowHalfClosure;
+        return this;
+    }
+
+    /**
+     * Returns {@code true} if the channel is carried by TCP where RDMA cannot carry it
+     * ({@link RdmaChannelOption#TCP_FALLBACK}).
+     */
+    public boolean isTcpFallback() {
+        return tcpFallback;
+    }
+
+    /**
+     * Sets whether the channel is carried by TCP where RDMA cannot carry it
+     * ({@link RdmaChannelOption#TCP_FALLBACK}).
+     */
+    public RdmaSocketChannelConfig setTcpFallback(boolean tcpFallback) {
+        this.tcpFallback = tcpFallback;
         return this;
     }
 
