@@ -340,10 +340,11 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         @Override
         protected void flush0() {
             // Data written while connecting goes out once connected (like TCP fast open), instead of
-            // failing with NotYetConnectedException.
+            // failing with NotYetConnectedException; over TCP too (a carrier, still NEW).
             RdmaChannelState state = state();
             if (state == RdmaChannelState.RESOLVING || state == RdmaChannelState.CONNECTING
-                    || state == RdmaChannelState.AWAITING_HELLO) {
+                    || state == RdmaChannelState.AWAITING_HELLO
+                    || state == RdmaChannelState.NEW && carrier != null) {
                 return;
             }
             super.flush0();

@@ -194,7 +194,10 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
         pipeline().fireChannelActive();
         if (!promiseSet) {
             close(voidPromise());
+            return;
         }
+        // What was written while TCP connected goes out now, as over RDMA.
+        streamUnsafe().writeSpaceAvailable();
     }
 
     @Override

@@ -195,9 +195,13 @@ final class TcpCarrier {
         carrier.shutdownInput();
     }
 
-    /** Closes the TCP connection. */
+    /** Closes the TCP connection; that of an accepted channel no loop took is closed at once. */
     void close() {
-        carrier.close();
+        if (carrier.isRegistered()) {
+            carrier.close();
+        } else {
+            carrier.unsafe().closeForcibly();
+        }
     }
 
     /** Returns the error a one-sided operation on a TCP-carried channel fails with. */

@@ -114,6 +114,25 @@ class TcpFallbackTest {
     }
 
     @Test
+    void whatIsWrittenWhileConnectingGoesOutOnceConnected() throws Exception {
+        Channel server = rdmaServer(EchoHandler.INSTANCE);
+        try {
+            byte[] sent = randomBytes(4096);
+            Collector collector = new Collector(sent.length);
+            Channel client = new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(collector)
+                    .register().sync().channel();
+            ChannelFuture connect = client.connect(server.localAddress());
+            ChannelFuture write = client.writeAndFlush(Unpooled.wrappedBuffer(sent));
+            connect.sync();
+            write.sync();
+            assertArrayEquals(sent, collector.all.get(10, TimeUnit.SECONDS));
+            client.close().sync();
+        } finally {
+            server.close().sync();
+        }
+    }
+
+    @Test
     void bothEndsShutTheirOutputDownInTurn() throws Exception {
         BlockingQueue<Object> serverSaw = new LinkedBlockingQueue<>();
         Channel server = rdmaServer(new ChannelInboundHandlerAdapter() {
