@@ -18,6 +18,8 @@ package org.nettyrdma.channel.rdma;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
@@ -47,7 +49,9 @@ import io.netty.channel.socket.ChannelInputShutdownReadComplete;
  * channel asks ({@code AUTO_READ} off on the carrier), with the outer channel's allocators, and what
  * it reads goes up the outer pipeline. Ends: the carrier always allows half-closure; its end of input
  * becomes the outer channel's (the events if the outer channel allows half-closure, else a close);
- * its close closes the outer channel, and its errors go to the outer pipeline.
+ * a write error is the outer channel's to handle, with its {@code AUTO_CLOSE}, as Netty handles one
+ * (close, or shut the output down and go on reading); the carrier's close closes the outer channel,
+ * and its errors go to the outer pipeline.
  *
  * <p>Threading: the channel's event loop only, which is the carrier's too.
  */
@@ -93,6 +97,7 @@ final class TcpCarrier {
         RdmaSocketChannelConfig config = channel.config();
         carrier.config()
                 .setAutoRead(false)
+                .setAutoClose(false)
                 .setAllowHalfClosure(true)
                 .setWriteBufferWaterMark(NEVER_UNWRITABLE)
                 .setAllocator(config.getAllocator())
@@ -144,15 +149,29 @@ final class TcpCarrier {
             handedTo = in;
             inFlight.clear();
         }
-        int handedOff = inFlight.size();
-        int[] seen = {0};
-        in.forEachFlushedMessage(msg -> {
-            if (seen[0]++ >= handedOff) {
+        // Writes that complete during the carrier's flush make room, and a handler may fill it and
+        // flush again meanwhile; Netty ignores a flush inside a flush, so this one hands those on too.
+        while (in.size() > inFlight.size() && channel.unsafe().outboundBuffer() == in) {
+            // Gathered first: a write the carrier fails at once removes its message from the buffer,
+            // which must not change while it is walked.
+            int handedOff = inFlight.size();
+            List<Object> fresh = new ArrayList<>(in.size() - handedOff);
+            int[] seen = {0};
+            in.forEachFlushedMessage(msg -> {
+                if (seen[0]++ >= handedOff) {
+                    fresh.add(msg);
+                }
+                return true;
+            });
+            for (Object msg : fresh) {
+                if (channel.unsafe().outboundBuffer() != in) {
+                    // A failed write closed the channel or shut its output: the buffer released the rest.
+                    return;
+                }
                 handOff(in, msg);
             }
-            return true;
-        });
-        carrier.flush();
+            carrier.flush();
+        }
     }
 
     private void handOff(ChannelOutboundBuffer in, Object msg) {
@@ -171,8 +190,14 @@ final class TcpCarrier {
         inFlight.poll();
         if (f.isSuccess()) {
             in.remove();
-        } else {
-            in.remove(f.cause());
+            return;
+        }
+        Throwable cause = f.cause();
+        in.remove(cause);
+        if (cause instanceof IOException && channel.config().isAutoClose()) {
+            channel.unsafe().close(channel.unsafe().voidPromise());
+        } else if (!channel.isOutputShutdown()) {
+            channel.shutdownOutput();
         }
     }
 
@@ -183,6 +208,10 @@ final class TcpCarrier {
 
     /** Shuts the TCP connection's output down; fails as epoll's does. */
     void shutdownOutput() throws Exception {
+        if (carrier.isOutputShutdown()) {
+            // A write error shut it down already.
+            return;
+        }
         ChannelFuture f = carrier.shutdownOutput();
         if (f.isDone() && !f.isSuccess()) {
             Throwable cause = f.cause();

@@ -18,6 +18,8 @@ package org.nettyrdma.channel.rdma;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ConnectionPendingException;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Set;
@@ -78,6 +80,9 @@ final class TcpFallback {
      */
     static void connect(RdmaSocketChannel channel, RdmaFallbackReason reason, InetSocketAddress remote,
                         SocketAddress local, ChannelPromise promise) throws ConnectException {
+        if (channel.carrier != null) {
+            throw channel.isActive() ? new AlreadyConnectedException() : new ConnectionPendingException();
+        }
         if (!channel.config().isTcpFallback()) {
             ConnectException e = new ConnectException(strictMessage(reason) + " (TCP_FALLBACK is off): " + remote);
             e.initCause(reason == RdmaFallbackReason.NO_LOCAL_DEVICE ? Rdma.unavailabilityCause() : null);
