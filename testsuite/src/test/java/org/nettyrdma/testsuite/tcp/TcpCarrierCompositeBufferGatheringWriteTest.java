@@ -25,7 +25,9 @@ import io.netty.testsuite.transport.socket.CompositeBufferGatheringWriteTest;
 import org.junit.jupiter.api.BeforeAll;
 import org.nettyrdma.testsuite.netty.RdmaSocketTestPermutation;
 
-/** Netty's {@code CompositeBufferGatheringWriteTest} with a server and a client of this transport, both carried by TCP. */
+/**
+ * Netty's {@code CompositeBufferGatheringWriteTest} with a server and a client of this transport, both carried by TCP.
+ */
 class TcpCarrierCompositeBufferGatheringWriteTest extends CompositeBufferGatheringWriteTest {
 
     @BeforeAll

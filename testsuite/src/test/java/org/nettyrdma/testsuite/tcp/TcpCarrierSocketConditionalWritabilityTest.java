@@ -25,7 +25,9 @@ import io.netty.testsuite.transport.socket.SocketConditionalWritabilityTest;
 import org.junit.jupiter.api.BeforeAll;
 import org.nettyrdma.testsuite.netty.RdmaSocketTestPermutation;
 
-/** Netty's {@code SocketConditionalWritabilityTest} with a server and a client of this transport, both carried by TCP. */
+/**
+ * Netty's {@code SocketConditionalWritabilityTest} with a server and a client of this transport, both carried by TCP.
+ */
 class TcpCarrierSocketConditionalWritabilityTest extends SocketConditionalWritabilityTest {
 
     @BeforeAll

@@ -51,7 +51,9 @@ import org.nettyrdma.channel.rdma.memory.RdmaDevice;
  * <p>Where RDMA cannot carry it, a TCP connection does ({@link RdmaChannelOption#TCP_FALLBACK},
  * {@link #fallbackReason()}): a channel that connects in a process without RDMA connects over TCP
  * ({@link TcpFallback}), and a server accepts TCP clients as such channels; the pipeline sees the same
- * bytes and events either way ({@link TcpCarrier}). Threading: as every Netty channel, all work happens on its event loop.
+ * bytes and events either way ({@link TcpCarrier}).
+ *
+ * <p>Threading: as every Netty channel, all work happens on its event loop.
  */
 public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implements SocketChannel {
 
@@ -139,8 +141,8 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
     }
 
     /**
-     * Returns why this channel is carried by TCP, or {@code null} if RDMA carries it (or it is not
-     * connected yet) ({@link RdmaChannelOption#TCP_FALLBACK}).
+     * Returns why this channel is carried by TCP ({@link RdmaChannelOption#TCP_FALLBACK}), or
+     * {@code null} if RDMA carries it or it has not connected yet.
      */
     public RdmaFallbackReason fallbackReason() {
         TcpCarrier tcp = carrier;

@@ -79,7 +79,8 @@ class TcpFallbackTest {
 
     @BeforeAll
     static void loops() {
-        assumeFalse(Rdma.isAvailable(), "these tests are about a process without RDMA; the device tests cover RDMA");
+        assumeFalse(Rdma.isAvailable(), "these tests are about a process without RDMA; the device tests "
+                + "cover RDMA");
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
         // The loop runs without RDMA: its factory no longer requires it.
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
@@ -301,7 +302,8 @@ class TcpFallbackTest {
     @Test
     void withoutFallbackAServerFailsToBindSayingRdmaIsUnavailable() throws Exception {
         ChannelFuture bind = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
-                .option(RdmaChannelOption.TCP_FALLBACK, false).childHandler(EchoHandler.INSTANCE).bind(LOOPBACK, 0).await();
+                .option(RdmaChannelOption.TCP_FALLBACK, false).childHandler(EchoHandler.INSTANCE)
+                .bind(LOOPBACK, 0).await();
         assertFalse(bind.isSuccess());
         assertTrue(bind.cause().getMessage().contains(Rdma.unavailabilityCause().getMessage()),
                 bind.cause().getMessage());
