@@ -16,6 +16,7 @@
 package org.nettyrdma.channel.rdma;
 
 import java.net.ConnectException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.AlreadyConnectedException;
@@ -37,16 +38,21 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * The decision to carry a connecting {@link RdmaSocketChannel} by TCP, and the TCP connect itself
  * through a {@link TcpCarrier}. With {@link RdmaChannelOption#TCP_FALLBACK} off, the connect fails
  * instead, saying what RDMA was missing. Each fallback is counted by reason, and logged once per peer
- * address and reason in the process, so that a fleet that falls back is seen without a line per
- * connection.
+ * host and reason in the process (for the first {@value #MAX_LOGGED}), so that a fleet that falls
+ * back is seen without a line per connection.
  *
  * <p>Threading: {@link #connect} runs on the channel's event loop; the counts are thread-safe.
  */
 final class TcpFallback {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(TcpFallback.class);
-    /** The peer addresses and reasons logged already, one line each per process. */
-    private static final Set<Map.Entry<InetSocketAddress, RdmaFallbackReason>> LOGGED = ConcurrentHashMap.newKeySet();
+    /**
+     * The most peer hosts and reasons logged at INFO: a server that many TCP clients reach would
+     * otherwise keep one entry per client host for good. Beyond it, fallbacks are logged at DEBUG.
+     */
+    private static final int MAX_LOGGED = 1024;
+    /** The peer hosts and reasons logged already, one line each per process. */
+    private static final Set<Map.Entry<InetAddress, RdmaFallbackReason>> LOGGED = ConcurrentHashMap.newKeySet();
     private static final Map<RdmaFallbackReason, LongAdder> COUNTS = counters();
 
     private TcpFallback() {
@@ -65,11 +71,17 @@ final class TcpFallback {
         return COUNTS.get(reason).sum();
     }
 
-    /** Counts a channel carried by TCP for {@code reason}, and logs the first for its peer address. */
+    /**
+     * Counts a channel carried by TCP for {@code reason}, and logs the first for its peer's host: by
+     * host, since each client of a server comes from a port of its own.
+     */
     static void fellBack(InetSocketAddress peer, RdmaFallbackReason reason) {
         COUNTS.get(reason).increment();
-        if (LOGGED.add(Map.entry(peer, reason))) {
+        Map.Entry<InetAddress, RdmaFallbackReason> key = Map.entry(peer.getAddress(), reason);
+        if (LOGGED.size() < MAX_LOGGED && LOGGED.add(key)) {
             logger.info("{}: carried by TCP: {} ({})", peer, reason.description(), reason);
+        } else {
+            logger.debug("{}: carried by TCP: {} ({})", peer, reason.description(), reason);
         }
     }
 
