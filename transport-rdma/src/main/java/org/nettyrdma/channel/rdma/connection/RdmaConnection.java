@@ -80,7 +80,7 @@ public final class RdmaConnection {
      */
     public RdmaConnection(ConnectionEvents events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq,
                           long id, ConnectionSettings settings, boolean accepted, ProtectionDomain ownPd,
-                          PooledMemory pooled) throws IOException {
+                          MemoryAdmission memory, PooledMemory pooled) throws IOException {
         this.events = events;
         this.exposed = new ExposedMemory(ownPd);
         this.device = cq.device();
@@ -107,7 +107,7 @@ public final class RdmaConnection {
             qpNum = resources.qpNum();
             PartsListener listener = new PartsListener();
             timers = new SendTimers(eventLoop, settings.creditTimeoutMillis(), listener);
-            receiver = new RdmaReceiver(listener, eventLoop, resources, slots, maxRingSize,
+            receiver = new RdmaReceiver(listener, memory, eventLoop, resources, slots, maxRingSize,
                     settings.receiveInPlace(), accepted, counters, pooled);
             // A connection in a domain of its own stages in blocks registered there: the pool's keys are
             // the shared domain's.
@@ -118,7 +118,7 @@ public final class RdmaConnection {
                     sendDepth, sendBufferSize, receiver.owed(), counters, staging);
             oneSided = new OneSidedRequests(sender, new SendBlocks(new RegisteredBlocks(device, ownPd,
                     RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize));
-            rings = new RingOwner(listener, resources, sender, receiver, eventLoop,
+            rings = new RingOwner(listener, memory, resources, sender, receiver, eventLoop,
                     settings.ringIdleMillis());
             hello = new HelloExchange(sender, receiver, accepted ? HelloExchange.Turn.ANSWERS
                     : HelloExchange.Turn.SPEAKS_FIRST, settings.slotSize(), qpNum);
@@ -473,16 +473,6 @@ public final class RdmaConnection {
         @Override
         public void receiveFailed(IOException cause) {
             events.connectionFailed(cause);
-        }
-
-        @Override
-        public boolean mayHoldMore(long bytes) {
-            return events.mayHoldMore(bytes);
-        }
-
-        @Override
-        public void heldLess(long bytes) {
-            events.heldLess(bytes);
         }
     }
 }
