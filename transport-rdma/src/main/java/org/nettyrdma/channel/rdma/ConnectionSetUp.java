@@ -223,7 +223,7 @@ abstract class ConnectionSetUp {
         }
         // The connection owns the domain's first hold from here, and frees it when closed.
         RdmaConnection connection = new RdmaConnection(channel.streamUnsafe(), channel.eventLoop(), cq, srq, id,
-                settings, answersHello(), ownPd, memoryAdmission(), RdmaByteBufAllocator.POOLED_MEMORY);
+                channel.registration.id(), settings, answersHello(), ownPd, memoryAdmission(), RdmaByteBufAllocator.POOLED_MEMORY);
         channel.connection = connection;
         admitted(connection);
     }

@@ -72,14 +72,16 @@ public final class RdmaConnection {
     private boolean closed;
 
     /**
-     * Creates the queue pair on {@code id}, in {@code cq} where
+     * Creates the queue pair on the CM id {@code id}, in {@code cq} where
      * {@link ConnectionSettings#completionQueueEntries} are reserved for it and on the shared receive
      * queue {@code srq}, and reserves the peer's first slots there: all before the connection is
-     * established, so no Send from the peer can find no receive. A ring opens only when the peer asks for one. All or nothing: if any step fails,
-     * everything made before it is freed and the reservations are returned.
+     * established, so no Send from the peer can find no receive. Its completions carry {@code owner},
+     * the id of the channel's registration with its loop. A ring opens only when the peer asks for
+     * one. All or nothing: if any step fails, everything made before it is freed and the
+     * reservations are returned.
      */
     public RdmaConnection(ConnectionEvents events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq,
-                          long id, ConnectionSettings settings, boolean accepted, ProtectionDomain ownPd,
+                          long id, int owner, ConnectionSettings settings, boolean accepted, ProtectionDomain ownPd,
                           MemoryAdmission memory, PooledMemory pooled) throws IOException {
         this.events = events;
         this.exposed = new ExposedMemory(ownPd);
@@ -125,8 +127,9 @@ public final class RdmaConnection {
             controls = new ControlMessages(sender, receiver.owed(), rings, hello, timers, keepAlive, counters);
             completions = new CompletionDispatch(events, listener, device, receiver, sender, oneSided, rings,
                     hello, timers, controls, keepAlive, counters);
-            cq.claim(id, sender.chain());
-            cq.attach(srq, id, qpNum);
+            // From here the queue pair's completions, sends and receives, reach the channel.
+            sender.chain().claim(owner);
+            srq.attach(qpNum, owner);
             receiver.reserveForHello();
             created = true;
         } finally {
