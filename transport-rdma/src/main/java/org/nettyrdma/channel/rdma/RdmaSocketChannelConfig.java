@@ -15,14 +15,6 @@
  */
 package org.nettyrdma.channel.rdma;
 
-import static io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE;
-import static io.netty.channel.ChannelOption.IP_TOS;
-import static io.netty.channel.ChannelOption.SO_KEEPALIVE;
-import static io.netty.channel.ChannelOption.SO_LINGER;
-import static io.netty.channel.ChannelOption.SO_RCVBUF;
-import static io.netty.channel.ChannelOption.SO_REUSEADDR;
-import static io.netty.channel.ChannelOption.SO_SNDBUF;
-import static io.netty.channel.ChannelOption.TCP_NODELAY;
 import static io.netty.util.internal.ObjectUtil.checkInRange;
 import static io.netty.util.internal.ObjectUtil.checkPositiveOrZero;
 
@@ -108,77 +100,13 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), SO_RCVBUF, SO_SNDBUF, TCP_NODELAY, SO_KEEPALIVE, SO_REUSEADDR,
-                SO_LINGER, IP_TOS, ALLOW_HALF_CLOSURE, RdmaChannelOption.RECEIVE_SLOTS,
-                RdmaChannelOption.SLOT_SIZE, RdmaChannelOption.SEND_QUEUE_DEPTH, RdmaChannelOption.MAX_INLINE_DATA,
-                RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, RdmaChannelOption.HELLO_TIMEOUT_MILLIS,
-                RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, RdmaChannelOption.RING_IDLE_MILLIS,
-                RdmaChannelOption.RECEIVE_IN_PLACE, RdmaChannelOption.EXPOSE_MEMORY,
-                RdmaChannelOption.SHARED_RECEIVE_QUEUE, RdmaChannelOption.RNR_RETRY_COUNT);
+        return getOptions(super.getOptions(), SocketOptionTable.options());
     }
 
-    @SuppressWarnings("unchecked")
     @Override
     public <T> T getOption(ChannelOption<T> option) {
-        if (option == SO_RCVBUF) {
-            return (T) Integer.valueOf(getReceiveBufferSize());
-        }
-        if (option == SO_SNDBUF) {
-            return (T) Integer.valueOf(getSendBufferSize());
-        }
-        if (option == TCP_NODELAY) {
-            return (T) Boolean.valueOf(isTcpNoDelay());
-        }
-        if (option == SO_KEEPALIVE) {
-            return (T) Boolean.valueOf(isKeepAlive());
-        }
-        if (option == SO_REUSEADDR) {
-            return (T) Boolean.valueOf(isReuseAddress());
-        }
-        if (option == SO_LINGER) {
-            return (T) Integer.valueOf(getSoLinger());
-        }
-        if (option == IP_TOS) {
-            return (T) Integer.valueOf(getTrafficClass());
-        }
-        if (option == ALLOW_HALF_CLOSURE) {
-            return (T) Boolean.valueOf(isAllowHalfClosure());
-        }
-        if (option == RdmaChannelOption.RECEIVE_SLOTS) {
-            return (T) Integer.valueOf(getReceiveSlots());
-        }
-        if (option == RdmaChannelOption.SLOT_SIZE) {
-            return (T) Integer.valueOf(getSlotSize());
-        }
-        if (option == RdmaChannelOption.SEND_QUEUE_DEPTH) {
-            return (T) Integer.valueOf(getSendQueueDepth());
-        }
-        if (option == RdmaChannelOption.MAX_INLINE_DATA) {
-            return (T) Integer.valueOf(getMaxInlineData());
-        }
-        if (option == RdmaChannelOption.KEEPALIVE_IDLE_MILLIS) {
-            return (T) Integer.valueOf(getKeepAliveIdleMillis());
-        }
-        if (option == RdmaChannelOption.HELLO_TIMEOUT_MILLIS) {
-            return (T) Integer.valueOf(getHelloTimeoutMillis());
-        }
-        if (option == RdmaChannelOption.CREDIT_TIMEOUT_MILLIS) {
-            return (T) Integer.valueOf(getCreditTimeoutMillis());
-        }
-        if (option == RdmaChannelOption.RING_IDLE_MILLIS) {
-            return (T) Integer.valueOf(getRingIdleMillis());
-        }
-        if (option == RdmaChannelOption.RECEIVE_IN_PLACE) {
-            return (T) Boolean.valueOf(isReceiveInPlace());
-        }
-        if (option == RdmaChannelOption.EXPOSE_MEMORY) {
-            return (T) Boolean.valueOf(isExposeMemory());
-        }
-        if (option == RdmaChannelOption.SHARED_RECEIVE_QUEUE) {
-            return (T) Boolean.valueOf(isSharedReceiveQueue());
-        }
-        if (option == RdmaChannelOption.RNR_RETRY_COUNT) {
-            return (T) Integer.valueOf(getRnrRetryCount());
+        if (SocketOptionTable.contains(option)) {
+            return SocketOptionTable.get(this, option);
         }
         return super.getOption(option);
     }
@@ -186,49 +114,10 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     @Override
     public <T> boolean setOption(ChannelOption<T> option, T value) {
         validate(option, value);
-        if (option == SO_RCVBUF) {
-            setReceiveBufferSize((Integer) value);
-        } else if (option == SO_SNDBUF) {
-            setSendBufferSize((Integer) value);
-        } else if (option == TCP_NODELAY) {
-            setTcpNoDelay((Boolean) value);
-        } else if (option == SO_KEEPALIVE) {
-            setKeepAlive((Boolean) value);
-        } else if (option == SO_REUSEADDR) {
-            setReuseAddress((Boolean) value);
-        } else if (option == SO_LINGER) {
-            setSoLinger((Integer) value);
-        } else if (option == IP_TOS) {
-            setTrafficClass((Integer) value);
-        } else if (option == ALLOW_HALF_CLOSURE) {
-            setAllowHalfClosure((Boolean) value);
-        } else if (option == RdmaChannelOption.RECEIVE_SLOTS) {
-            setReceiveSlots((Integer) value);
-        } else if (option == RdmaChannelOption.SLOT_SIZE) {
-            setSlotSize((Integer) value);
-        } else if (option == RdmaChannelOption.SEND_QUEUE_DEPTH) {
-            setSendQueueDepth((Integer) value);
-        } else if (option == RdmaChannelOption.MAX_INLINE_DATA) {
-            setMaxInlineData((Integer) value);
-        } else if (option == RdmaChannelOption.KEEPALIVE_IDLE_MILLIS) {
-            setKeepAliveIdleMillis((Integer) value);
-        } else if (option == RdmaChannelOption.HELLO_TIMEOUT_MILLIS) {
-            setHelloTimeoutMillis((Integer) value);
-        } else if (option == RdmaChannelOption.CREDIT_TIMEOUT_MILLIS) {
-            setCreditTimeoutMillis((Integer) value);
-        } else if (option == RdmaChannelOption.RING_IDLE_MILLIS) {
-            setRingIdleMillis((Integer) value);
-        } else if (option == RdmaChannelOption.RECEIVE_IN_PLACE) {
-            setReceiveInPlace((Boolean) value);
-        } else if (option == RdmaChannelOption.EXPOSE_MEMORY) {
-            setExposeMemory((Boolean) value);
-        } else if (option == RdmaChannelOption.SHARED_RECEIVE_QUEUE) {
-            setSharedReceiveQueue((Boolean) value);
-        } else if (option == RdmaChannelOption.RNR_RETRY_COUNT) {
-            setRnrRetryCount((Integer) value);
-        } else {
+        if (!SocketOptionTable.contains(option)) {
             return super.setOption(option, value);
         }
+        SocketOptionTable.set(this, option, value);
         return true;
     }
 
