@@ -16,7 +16,6 @@
 package org.nettyrdma.channel.rdma;
 
 import static io.netty.util.internal.ObjectUtil.checkInRange;
-import static io.netty.util.internal.ObjectUtil.checkPositiveOrZero;
 
 import java.util.Map;
 
@@ -69,20 +68,10 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     /** The default low water mark lies this far below the high one. */
     static final int WATER_MARK_GAP = 32 * 1024;
 
+    /** The values of the {@link RdmaChannelOption}s, which the getters and setters below answer for. */
+    private final ConnectionOptions connectionOptions = new ConnectionOptions();
     private volatile int receiveBufferSize = DEFAULT_BUFFER_SIZE;
     private volatile int sendBufferSize = DEFAULT_BUFFER_SIZE;
-    private volatile int receiveSlots = 64;
-    private volatile int slotSize = 8192;
-    private volatile int sendQueueDepth = 128;
-    private volatile int maxInlineData = 128;
-    private volatile int keepAliveIdleMillis = 60_000;
-    private volatile int helloTimeoutMillis = 10_000;
-    private volatile int creditTimeoutMillis = 60_000;
-    private volatile int ringIdleMillis = 2_000;
-    private volatile boolean receiveInPlace;
-    private volatile boolean exposeMemory;
-    private volatile boolean sharedReceiveQueue;
-    private volatile int rnrRetryCount = RdmaProtocol.RNR_RETRY_COUNT;
     private volatile boolean allowHalfClosure;
     private volatile boolean keepAlive;
     private volatile int trafficClass;
@@ -123,40 +112,40 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
 
     /** Returns the receive slots posted for the peer's Sends. */
     public int getReceiveSlots() {
-        return receiveSlots;
+        return connectionOptions.receiveSlots();
     }
 
     /** Sets the receive slots posted for the peer's Sends. */
     public RdmaSocketChannelConfig setReceiveSlots(int receiveSlots) {
-        this.receiveSlots = checkInRange(receiveSlots, RdmaProtocol.MIN_SLOTS, 4096, "receiveSlots");
+        connectionOptions.receiveSlots(receiveSlots);
         return this;
     }
 
     /** Returns the size of a receive slot (the largest Send). */
     public int getSlotSize() {
-        return slotSize;
+        return connectionOptions.slotSize();
     }
 
     /** Sets the size of a receive slot (the largest Send). */
     public RdmaSocketChannelConfig setSlotSize(int slotSize) {
-        this.slotSize = checkInRange(slotSize, 256, RdmaProtocol.MAX_SLOT_SIZE, "slotSize");
+        connectionOptions.slotSize(slotSize);
         return this;
     }
 
     /** Returns the work requests the send queue holds. */
     public int getSendQueueDepth() {
-        return sendQueueDepth;
+        return connectionOptions.sendQueueDepth();
     }
 
     /** Sets the work requests the send queue holds. */
     public RdmaSocketChannelConfig setSendQueueDepth(int sendQueueDepth) {
-        this.sendQueueDepth = checkInRange(sendQueueDepth, 4, 4096, "sendQueueDepth");
+        connectionOptions.sendQueueDepth(sendQueueDepth);
         return this;
     }
 
     /** Returns the largest Send (header included) asked to be posted inline; 0 when off. */
     public int getMaxInlineData() {
-        return maxInlineData;
+        return connectionOptions.maxInlineData();
     }
 
     /**
@@ -165,13 +154,13 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * without inline sends.
      */
     public RdmaSocketChannelConfig setMaxInlineData(int maxInlineData) {
-        this.maxInlineData = checkInRange(maxInlineData, 0, 1024, "maxInlineData");
+        connectionOptions.maxInlineData(maxInlineData);
         return this;
     }
 
     /** Returns how long a connection with {@code SO_KEEPALIVE} may be idle before it is probed. */
     public int getKeepAliveIdleMillis() {
-        return keepAliveIdleMillis;
+        return connectionOptions.keepAliveIdleMillis();
     }
 
     /**
@@ -179,13 +168,13 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#KEEPALIVE_IDLE_MILLIS}); read when the connection is established.
      */
     public RdmaSocketChannelConfig setKeepAliveIdleMillis(int keepAliveIdleMillis) {
-        this.keepAliveIdleMillis = checkInRange(keepAliveIdleMillis, 1, Integer.MAX_VALUE, "keepAliveIdleMillis");
+        connectionOptions.keepAliveIdleMillis(keepAliveIdleMillis);
         return this;
     }
 
     /** Returns how long an accepted connection waits for the peer's {@code HELLO}. */
     public int getHelloTimeoutMillis() {
-        return helloTimeoutMillis;
+        return connectionOptions.helloTimeoutMillis();
     }
 
     /**
@@ -193,13 +182,13 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#HELLO_TIMEOUT_MILLIS}); read when the connection is accepted.
      */
     public RdmaSocketChannelConfig setHelloTimeoutMillis(int helloTimeoutMillis) {
-        this.helloTimeoutMillis = checkInRange(helloTimeoutMillis, 1, Integer.MAX_VALUE, "helloTimeoutMillis");
+        connectionOptions.helloTimeoutMillis(helloTimeoutMillis);
         return this;
     }
 
     /** Returns how long writes may wait for the peer's credit; 0 for no bound. */
     public int getCreditTimeoutMillis() {
-        return creditTimeoutMillis;
+        return connectionOptions.creditTimeoutMillis();
     }
 
     /**
@@ -207,13 +196,13 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#CREDIT_TIMEOUT_MILLIS}); 0 for no bound. Read when a wait starts.
      */
     public RdmaSocketChannelConfig setCreditTimeoutMillis(int creditTimeoutMillis) {
-        this.creditTimeoutMillis = checkPositiveOrZero(creditTimeoutMillis, "creditTimeoutMillis");
+        connectionOptions.creditTimeoutMillis(creditTimeoutMillis);
         return this;
     }
 
     /** Returns how long a ring opened to the peer stays open without a Write; 0 for as long as the connection. */
     public int getRingIdleMillis() {
-        return ringIdleMillis;
+        return connectionOptions.ringIdleMillis();
     }
 
     /**
@@ -222,7 +211,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ring opens.
      */
     public RdmaSocketChannelConfig setRingIdleMillis(int ringIdleMillis) {
-        this.ringIdleMillis = checkPositiveOrZero(ringIdleMillis, "ringIdleMillis");
+        connectionOptions.ringIdleMillis(ringIdleMillis);
         return this;
     }
 
@@ -231,7 +220,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#RECEIVE_IN_PLACE}).
      */
     public boolean isReceiveInPlace() {
-        return receiveInPlace;
+        return connectionOptions.receiveInPlace();
     }
 
     /**
@@ -239,7 +228,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#RECEIVE_IN_PLACE}); read when the connection is made.
      */
     public RdmaSocketChannelConfig setReceiveInPlace(boolean receiveInPlace) {
-        this.receiveInPlace = receiveInPlace;
+        connectionOptions.receiveInPlace(receiveInPlace);
         return this;
     }
 
@@ -248,7 +237,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * its peer ({@link RdmaChannelOption#EXPOSE_MEMORY}).
      */
     public boolean isExposeMemory() {
-        return exposeMemory;
+        return connectionOptions.exposeMemory();
     }
 
     /**
@@ -256,7 +245,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#EXPOSE_MEMORY}); read when the connection is made.
      */
     public RdmaSocketChannelConfig setExposeMemory(boolean exposeMemory) {
-        this.exposeMemory = exposeMemory;
+        connectionOptions.exposeMemory(exposeMemory);
         return this;
     }
 
@@ -265,7 +254,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE}).
      */
     public boolean isSharedReceiveQueue() {
-        return sharedReceiveQueue;
+        return connectionOptions.sharedReceiveQueue();
     }
 
     /**
@@ -273,7 +262,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE}); read when the connection is made.
      */
     public RdmaSocketChannelConfig setSharedReceiveQueue(boolean sharedReceiveQueue) {
-        this.sharedReceiveQueue = sharedReceiveQueue;
+        connectionOptions.sharedReceiveQueue(sharedReceiveQueue);
         return this;
     }
 
@@ -282,7 +271,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#RNR_RETRY_COUNT}).
      */
     public int getRnrRetryCount() {
-        return rnrRetryCount;
+        return connectionOptions.rnrRetryCount();
     }
 
     /**
@@ -290,7 +279,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * 7 ({@link RdmaChannelOption#RNR_RETRY_COUNT}); read when the connection is made.
      */
     public RdmaSocketChannelConfig setRnrRetryCount(int rnrRetryCount) {
-        this.rnrRetryCount = checkInRange(rnrRetryCount, 0, 7, "rnrRetryCount");
+        connectionOptions.rnrRetryCount(rnrRetryCount);
         return this;
     }
 
