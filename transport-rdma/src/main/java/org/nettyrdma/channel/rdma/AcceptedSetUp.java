@@ -24,6 +24,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.connection.ConnectionSettings;
+import org.nettyrdma.channel.rdma.connection.MemoryAdmission;
 import org.nettyrdma.channel.rdma.connection.RdmaConnection;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
@@ -41,7 +42,7 @@ import org.nettyrdma.channel.rdma.protocol.RejectReason;
  *
  * <p>Threading: the channel's event loop only.
  */
-final class AcceptedSetUp extends ConnectionSetUp {
+final class AcceptedSetUp extends ConnectionSetUp implements MemoryAdmission {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(AcceptedSetUp.class);
 
@@ -184,16 +185,20 @@ final class AcceptedSetUp extends ConnectionSetUp {
         }
     }
 
+    /** A child of a server that bounds its peers' addresses holds more only within its address's cap. */
     @Override
-    boolean mayHoldMore(long bytes) {
-        return admission == null || admission.holdMore(bytes, addressCap());
+    MemoryAdmission memoryAdmission() {
+        return admission != null ? this : MemoryAdmission.UNBOUNDED;
     }
 
     @Override
-    void heldLess(long bytes) {
-        if (admission != null) {
-            admission.holdLess(bytes);
-        }
+    public boolean mayHoldMore(long bytes) {
+        return admission.holdMore(bytes, addressCap());
+    }
+
+    @Override
+    public void heldLess(long bytes) {
+        admission.holdLess(bytes);
     }
 
     private RdmaServerSocketChannelConfig serverConfig() {

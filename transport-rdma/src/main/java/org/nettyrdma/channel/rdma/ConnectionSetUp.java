@@ -26,6 +26,7 @@ import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.connection.ConnectionEvents;
 import org.nettyrdma.channel.rdma.connection.ConnectionSettings;
+import org.nettyrdma.channel.rdma.connection.MemoryAdmission;
 import org.nettyrdma.channel.rdma.connection.RdmaConnection;
 import org.nettyrdma.channel.rdma.connection.RdmaReceiver;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
@@ -110,13 +111,9 @@ abstract class ConnectionSetUp {
     void closeFinished() {
     }
 
-    /** Asks whether the connection may hold {@code bytes} more registered memory ({@link ConnectionEvents#mayHoldMore}). */
-    boolean mayHoldMore(long bytes) {
-        return true;
-    }
-
-    /** The connection holds {@code bytes} less registered memory ({@link ConnectionEvents#heldLess}). */
-    void heldLess(long bytes) {
+    /** Returns what bounds the registered memory the connection may hold beyond its admission. */
+    MemoryAdmission memoryAdmission() {
+        return MemoryAdmission.UNBOUNDED;
     }
 
     /** Checks the peer may have a connection made with {@code settings}, before anything is set up for it. */
@@ -226,7 +223,7 @@ abstract class ConnectionSetUp {
         }
         // The connection owns the domain's first hold from here, and frees it when closed.
         RdmaConnection connection = new RdmaConnection(channel.streamUnsafe(), channel.eventLoop(), cq, srq, id,
-                settings, answersHello(), ownPd, RdmaByteBufAllocator.POOLED_MEMORY);
+                channel.registration.id(), settings, answersHello(), ownPd, memoryAdmission(), RdmaByteBufAllocator.POOLED_MEMORY);
         channel.connection = connection;
         admitted(connection);
     }

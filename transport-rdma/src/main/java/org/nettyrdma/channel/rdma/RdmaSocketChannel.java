@@ -323,16 +323,6 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
         }
 
         @Override
-        public boolean mayHoldMore(long bytes) {
-            return setUp.mayHoldMore(bytes);
-        }
-
-        @Override
-        public void heldLess(long bytes) {
-            setUp.heldLess(bytes);
-        }
-
-        @Override
         public void connectionReady() {
             if (!isOpen()) {
                 return;

@@ -15,16 +15,7 @@
  */
 package org.nettyrdma.channel.rdma;
 
-import static io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE;
-import static io.netty.channel.ChannelOption.IP_TOS;
-import static io.netty.channel.ChannelOption.SO_KEEPALIVE;
-import static io.netty.channel.ChannelOption.SO_LINGER;
-import static io.netty.channel.ChannelOption.SO_RCVBUF;
-import static io.netty.channel.ChannelOption.SO_REUSEADDR;
-import static io.netty.channel.ChannelOption.SO_SNDBUF;
-import static io.netty.channel.ChannelOption.TCP_NODELAY;
 import static io.netty.util.internal.ObjectUtil.checkInRange;
-import static io.netty.util.internal.ObjectUtil.checkPositiveOrZero;
 
 import java.util.Map;
 
@@ -36,7 +27,6 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannelConfig;
 import org.nettyrdma.channel.rdma.connection.ConnectionSettings;
-import org.nettyrdma.channel.rdma.internal.ConnectParameters;
 import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 
 /**
@@ -79,22 +69,11 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     /** The default low water mark lies this far below the high one. */
     static final int WATER_MARK_GAP = 32 * 1024;
 
+    /** The values of the {@link RdmaChannelOption}s, which the getters and setters below answer for. */
+    private final RdmaOptionValues optionValues = new RdmaOptionValues();
     private volatile int receiveBufferSize = DEFAULT_BUFFER_SIZE;
     private volatile int sendBufferSize = DEFAULT_BUFFER_SIZE;
-    private volatile int receiveSlots = 64;
-    private volatile int slotSize = 8192;
-    private volatile int sendQueueDepth = 128;
-    private volatile int maxInlineData = 128;
-    private volatile int keepAliveIdleMillis = 60_000;
-    private volatile int helloTimeoutMillis = 10_000;
-    private volatile int creditTimeoutMillis = 60_000;
-    private volatile int ringIdleMillis = 2_000;
-    private volatile boolean receiveInPlace;
-    private volatile boolean exposeMemory;
-    private volatile boolean sharedReceiveQueue;
-    private volatile int rnrRetryCount = ConnectParameters.RNR_RETRY_COUNT;
     private volatile boolean allowHalfClosure;
-    private volatile boolean tcpFallback = true;
     private volatile boolean keepAlive;
     private volatile int trafficClass;
     private volatile boolean reuseAddress;
@@ -111,81 +90,13 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), SO_RCVBUF, SO_SNDBUF, TCP_NODELAY, SO_KEEPALIVE, SO_REUSEADDR,
-                SO_LINGER, IP_TOS, ALLOW_HALF_CLOSURE, RdmaChannelOption.RECEIVE_SLOTS,
-                RdmaChannelOption.SLOT_SIZE, RdmaChannelOption.SEND_QUEUE_DEPTH, RdmaChannelOption.MAX_INLINE_DATA,
-                RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, RdmaChannelOption.HELLO_TIMEOUT_MILLIS,
-                RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, RdmaChannelOption.RING_IDLE_MILLIS,
-                RdmaChannelOption.RECEIVE_IN_PLACE, RdmaChannelOption.EXPOSE_MEMORY,
-                RdmaChannelOption.SHARED_RECEIVE_QUEUE, RdmaChannelOption.RNR_RETRY_COUNT,
-                RdmaChannelOption.TCP_FALLBACK);
+        return getOptions(super.getOptions(), SocketOptionTable.options());
     }
 
-    @SuppressWarnings("unchecked")
     @Override
     public <T> T getOption(ChannelOption<T> option) {
-        if (option == SO_RCVBUF) {
-            return (T) Integer.valueOf(getReceiveBufferSize());
-        }
-        if (option == SO_SNDBUF) {
-            return (T) Integer.valueOf(getSendBufferSize());
-        }
-        if (option == TCP_NODELAY) {
-            return (T) Boolean.valueOf(isTcpNoDelay());
-        }
-        if (option == SO_KEEPALIVE) {
-            return (T) Boolean.valueOf(isKeepAlive());
-        }
-        if (option == SO_REUSEADDR) {
-            return (T) Boolean.valueOf(isReuseAddress());
-        }
-        if (option == SO_LINGER) {
-            return (T) Integer.valueOf(getSoLinger());
-        }
-        if (option == IP_TOS) {
-            return (T) Integer.valueOf(getTrafficClass());
-        }
-        if (option == ALLOW_HALF_CLOSURE) {
-            return (T) Boolean.valueOf(isAllowHalfClosure());
-        }
-        if (option == RdmaChannelOption.TCP_FALLBACK) {
-            return (T) Boolean.valueOf(isTcpFallback());
-        }
-        if (option == RdmaChannelOption.RECEIVE_SLOTS) {
-            return (T) Integer.valueOf(getReceiveSlots());
-        }
-        if (option == RdmaChannelOption.SLOT_SIZE) {
-            return (T) Integer.valueOf(getSlotSize());
-        }
-        if (option == RdmaChannelOption.SEND_QUEUE_DEPTH) {
-            return (T) Integer.valueOf(getSendQueueDepth());
-        }
-        if (option == RdmaChannelOption.MAX_INLINE_DATA) {
-            return (T) Integer.valueOf(getMaxInlineData());
-        }
-        if (option == RdmaChannelOption.KEEPALIVE_IDLE_MILLIS) {
-            return (T) Integer.valueOf(getKeepAliveIdleMillis());
-        }
-        if (option == RdmaChannelOption.HELLO_TIMEOUT_MILLIS) {
-            return (T) Integer.valueOf(getHelloTimeoutMillis());
-        }
-        if (option == RdmaChannelOption.CREDIT_TIMEOUT_MILLIS) {
-            return (T) Integer.valueOf(getCreditTimeoutMillis());
-        }
-        if (option == RdmaChannelOption.RING_IDLE_MILLIS) {
-            return (T) Integer.valueOf(getRingIdleMillis());
-        }
-        if (option == RdmaChannelOption.RECEIVE_IN_PLACE) {
-            return (T) Boolean.valueOf(isReceiveInPlace());
-        }
-        if (option == RdmaChannelOption.EXPOSE_MEMORY) {
-            return (T) Boolean.valueOf(isExposeMemory());
-        }
-        if (option == RdmaChannelOption.SHARED_RECEIVE_QUEUE) {
-            return (T) Boolean.valueOf(isSharedReceiveQueue());
-        }
-        if (option == RdmaChannelOption.RNR_RETRY_COUNT) {
-            return (T) Integer.valueOf(getRnrRetryCount());
+        if (SocketOptionTable.contains(option)) {
+            return SocketOptionTable.get(this, option);
         }
         return super.getOption(option);
     }
@@ -193,90 +104,49 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     @Override
     public <T> boolean setOption(ChannelOption<T> option, T value) {
         validate(option, value);
-        if (option == SO_RCVBUF) {
-            setReceiveBufferSize((Integer) value);
-        } else if (option == SO_SNDBUF) {
-            setSendBufferSize((Integer) value);
-        } else if (option == TCP_NODELAY) {
-            setTcpNoDelay((Boolean) value);
-        } else if (option == SO_KEEPALIVE) {
-            setKeepAlive((Boolean) value);
-        } else if (option == SO_REUSEADDR) {
-            setReuseAddress((Boolean) value);
-        } else if (option == SO_LINGER) {
-            setSoLinger((Integer) value);
-        } else if (option == IP_TOS) {
-            setTrafficClass((Integer) value);
-        } else if (option == ALLOW_HALF_CLOSURE) {
-            setAllowHalfClosure((Boolean) value);
-        } else if (option == RdmaChannelOption.TCP_FALLBACK) {
-            setTcpFallback((Boolean) value);
-        } else if (option == RdmaChannelOption.RECEIVE_SLOTS) {
-            setReceiveSlots((Integer) value);
-        } else if (option == RdmaChannelOption.SLOT_SIZE) {
-            setSlotSize((Integer) value);
-        } else if (option == RdmaChannelOption.SEND_QUEUE_DEPTH) {
-            setSendQueueDepth((Integer) value);
-        } else if (option == RdmaChannelOption.MAX_INLINE_DATA) {
-            setMaxInlineData((Integer) value);
-        } else if (option == RdmaChannelOption.KEEPALIVE_IDLE_MILLIS) {
-            setKeepAliveIdleMillis((Integer) value);
-        } else if (option == RdmaChannelOption.HELLO_TIMEOUT_MILLIS) {
-            setHelloTimeoutMillis((Integer) value);
-        } else if (option == RdmaChannelOption.CREDIT_TIMEOUT_MILLIS) {
-            setCreditTimeoutMillis((Integer) value);
-        } else if (option == RdmaChannelOption.RING_IDLE_MILLIS) {
-            setRingIdleMillis((Integer) value);
-        } else if (option == RdmaChannelOption.RECEIVE_IN_PLACE) {
-            setReceiveInPlace((Boolean) value);
-        } else if (option == RdmaChannelOption.EXPOSE_MEMORY) {
-            setExposeMemory((Boolean) value);
-        } else if (option == RdmaChannelOption.SHARED_RECEIVE_QUEUE) {
-            setSharedReceiveQueue((Boolean) value);
-        } else if (option == RdmaChannelOption.RNR_RETRY_COUNT) {
-            setRnrRetryCount((Integer) value);
-        } else {
+        if (!SocketOptionTable.contains(option)) {
             return super.setOption(option, value);
         }
+        SocketOptionTable.set(this, option, value);
         return true;
     }
 
     /** Returns the receive slots posted for the peer's Sends. */
     public int getReceiveSlots() {
-        return receiveSlots;
+        return optionValues.receiveSlots();
     }
 
     /** Sets the receive slots posted for the peer's Sends. */
     public RdmaSocketChannelConfig setReceiveSlots(int receiveSlots) {
-        this.receiveSlots = checkInRange(receiveSlots, RdmaProtocol.MIN_SLOTS, 4096, "receiveSlots");
+        optionValues.receiveSlots(receiveSlots);
         return this;
     }
 
     /** Returns the size of a receive slot (the largest Send). */
     public int getSlotSize() {
-        return slotSize;
+        return optionValues.slotSize();
     }
 
     /** Sets the size of a receive slot (the largest Send). */
     public RdmaSocketChannelConfig setSlotSize(int slotSize) {
-        this.slotSize = checkInRange(slotSize, 256, RdmaProtocol.MAX_SLOT_SIZE, "slotSize");
+        optionValues.slotSize(slotSize);
         return this;
     }
 
     /** Returns the work requests the send queue holds. */
     public int getSendQueueDepth() {
-        return sendQueueDepth;
+        return optionValues.sendQueueDepth();
     }
 
     /** Sets the work requests the send queue holds. */
     public RdmaSocketChannelConfig setSendQueueDepth(int sendQueueDepth) {
-        this.sendQueueDepth = checkInRange(sendQueueDepth, 4, 4096, "sendQueueDepth");
+        optionValues.sendQueueDepth(sendQueueDepth);
         return this;
     }
 
     /** Returns the largest Send (header included) asked to be posted inline; 0 when off. */
     public int getMaxInlineData() {
-        return maxInlineData;
+        return optionValues.maxInlineData();
     }
 
     /**
@@ -285,13 +155,13 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * without inline sends.
      */
     public RdmaSocketChannelConfig setMaxInlineData(int maxInlineData) {
-        this.maxInlineData = checkInRange(maxInlineData, 0, 1024, "maxInlineData");
+        optionValues.maxInlineData(maxInlineData);
         return this;
     }
 
     /** Returns how long a connection with {@code SO_KEEPALIVE} may be idle before it is probed. */
     public int getKeepAliveIdleMillis() {
-        return keepAliveIdleMillis;
+        return optionValues.keepAliveIdleMillis();
     }
 
     /**
@@ -299,13 +169,13 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#KEEPALIVE_IDLE_MILLIS}); read when the connection is established.
      */
     public RdmaSocketChannelConfig setKeepAliveIdleMillis(int keepAliveIdleMillis) {
-        this.keepAliveIdleMillis = checkInRange(keepAliveIdleMillis, 1, Integer.MAX_VALUE, "keepAliveIdleMillis");
+        optionValues.keepAliveIdleMillis(keepAliveIdleMillis);
         return this;
     }
 
     /** Returns how long an accepted connection waits for the peer's {@code HELLO}. */
     public int getHelloTimeoutMillis() {
-        return helloTimeoutMillis;
+        return optionValues.helloTimeoutMillis();
     }
 
     /**
@@ -313,13 +183,13 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#HELLO_TIMEOUT_MILLIS}); read when the connection is accepted.
      */
     public RdmaSocketChannelConfig setHelloTimeoutMillis(int helloTimeoutMillis) {
-        this.helloTimeoutMillis = checkInRange(helloTimeoutMillis, 1, Integer.MAX_VALUE, "helloTimeoutMillis");
+        optionValues.helloTimeoutMillis(helloTimeoutMillis);
         return this;
     }
 
     /** Returns how long writes may wait for the peer's credit; 0 for no bound. */
     public int getCreditTimeoutMillis() {
-        return creditTimeoutMillis;
+        return optionValues.creditTimeoutMillis();
     }
 
     /**
@@ -327,13 +197,13 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#CREDIT_TIMEOUT_MILLIS}); 0 for no bound. Read when a wait starts.
      */
     public RdmaSocketChannelConfig setCreditTimeoutMillis(int creditTimeoutMillis) {
-        this.creditTimeoutMillis = checkPositiveOrZero(creditTimeoutMillis, "creditTimeoutMillis");
+        optionValues.creditTimeoutMillis(creditTimeoutMillis);
         return this;
     }
 
     /** Returns how long a ring opened to the peer stays open without a Write; 0 for as long as the connection. */
     public int getRingIdleMillis() {
-        return ringIdleMillis;
+        return optionValues.ringIdleMillis();
     }
 
     /**
@@ -342,7 +212,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ring opens.
      */
     public RdmaSocketChannelConfig setRingIdleMillis(int ringIdleMillis) {
-        this.ringIdleMillis = checkPositiveOrZero(ringIdleMillis, "ringIdleMillis");
+        optionValues.ringIdleMillis(ringIdleMillis);
         return this;
     }
 
@@ -351,7 +221,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#RECEIVE_IN_PLACE}).
      */
     public boolean isReceiveInPlace() {
-        return receiveInPlace;
+        return optionValues.receiveInPlace();
     }
 
     /**
@@ -359,7 +229,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#RECEIVE_IN_PLACE}); read when the connection is made.
      */
     public RdmaSocketChannelConfig setReceiveInPlace(boolean receiveInPlace) {
-        this.receiveInPlace = receiveInPlace;
+        optionValues.receiveInPlace(receiveInPlace);
         return this;
     }
 
@@ -368,7 +238,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * its peer ({@link RdmaChannelOption#EXPOSE_MEMORY}).
      */
     public boolean isExposeMemory() {
-        return exposeMemory;
+        return optionValues.exposeMemory();
     }
 
     /**
@@ -376,7 +246,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#EXPOSE_MEMORY}); read when the connection is made.
      */
     public RdmaSocketChannelConfig setExposeMemory(boolean exposeMemory) {
-        this.exposeMemory = exposeMemory;
+        optionValues.exposeMemory(exposeMemory);
         return this;
     }
 
@@ -385,7 +255,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE}).
      */
     public boolean isSharedReceiveQueue() {
-        return sharedReceiveQueue;
+        return optionValues.sharedReceiveQueue();
     }
 
     /**
@@ -393,7 +263,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE}); read when the connection is made.
      */
     public RdmaSocketChannelConfig setSharedReceiveQueue(boolean sharedReceiveQueue) {
-        this.sharedReceiveQueue = sharedReceiveQueue;
+        optionValues.sharedReceiveQueue(sharedReceiveQueue);
         return this;
     }
 
@@ -402,7 +272,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * ({@link RdmaChannelOption#RNR_RETRY_COUNT}).
      */
     public int getRnrRetryCount() {
-        return rnrRetryCount;
+        return optionValues.rnrRetryCount();
     }
 
     /**
@@ -410,7 +280,18 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
      * 7 ({@link RdmaChannelOption#RNR_RETRY_COUNT}); read when the connection is made.
      */
     public RdmaSocketChannelConfig setRnrRetryCount(int rnrRetryCount) {
-        this.rnrRetryCount = checkInRange(rnrRetryCount, 0, 7, "rnrRetryCount");
+        optionValues.rnrRetryCount(rnrRetryCount);
+        return this;
+    }
+
+    /** Returns {@code true} if TCP carries the channel where RDMA cannot ({@link RdmaChannelOption#TCP_FALLBACK}). */
+    public boolean isTcpFallback() {
+        return optionValues.tcpFallback();
+    }
+
+    /** Sets whether TCP carries the channel where RDMA cannot ({@link RdmaChannelOption#TCP_FALLBACK}). */
+    public RdmaSocketChannelConfig setTcpFallback(boolean tcpFallback) {
+        optionValues.tcpFallback(tcpFallback);
         return this;
     }
 
@@ -526,23 +407,6 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     @Override
     public RdmaSocketChannelConfig setAllowHalfClosure(boolean allowHalfClosure) {
         this.allowHalfClosure = allowHalfClosure;
-        return this;
-    }
-
-    /**
-     * Returns {@code true} if the channel is carried by TCP where RDMA cannot carry it
-     * ({@link RdmaChannelOption#TCP_FALLBACK}).
-     */
-    public boolean isTcpFallback() {
-        return tcpFallback;
-    }
-
-    /**
-     * Sets whether the channel is carried by TCP where RDMA cannot carry it
-     * ({@link RdmaChannelOption#TCP_FALLBACK}).
-     */
-    public RdmaSocketChannelConfig setTcpFallback(boolean tcpFallback) {
-        this.tcpFallback = tcpFallback;
         return this;
     }
 

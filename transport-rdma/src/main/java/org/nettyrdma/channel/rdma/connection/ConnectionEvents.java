@@ -44,13 +44,4 @@ public interface ConnectionEvents {
 
     /** The queue pair went to the error state without an error of its own (a disconnect). */
     void connectionLost();
-
-    /**
-     * Asks whether the connection may hold {@code bytes} more registered memory; if so they count
-     * as held from now on ({@link #heldLess} gives them back).
-     */
-    boolean mayHoldMore(long bytes);
-
-    /** The connection holds {@code bytes} less registered memory than it told. */
-    void heldLess(long bytes);
 }

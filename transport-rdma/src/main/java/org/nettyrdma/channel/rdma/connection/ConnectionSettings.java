@@ -51,7 +51,7 @@ public record ConnectionSettings(int receiveSlots, int slotSize, int sendQueueDe
     /**
      * Returns the registered bytes the connection holds once both {@code HELLO}s are out, idle, before
      * its peer's share grows: its first slots of the shared receive queue. Growth and rings ask again
-     * ({@link ConnectionEvents#mayHoldMore}); staging blocks come from the allocator's pool while sends
+     * ({@link MemoryAdmission}); staging blocks come from the allocator's pool while sends
      * are in flight, at most {@code SO_SNDBUF}.
      */
     public long registeredBytesAtStart() {

@@ -72,15 +72,17 @@ public final class RdmaConnection {
     private boolean closed;
 
     /**
-     * Creates the queue pair on {@code id}, in {@code cq} where
+     * Creates the queue pair on the CM id {@code id}, in {@code cq} where
      * {@link ConnectionSettings#completionQueueEntries} are reserved for it and on the shared receive
      * queue {@code srq}, and reserves the peer's first slots there: all before the connection is
-     * established, so no Send from the peer can find no receive. A ring opens only when the peer asks for one. All or nothing: if any step fails,
-     * everything made before it is freed and the reservations are returned.
+     * established, so no Send from the peer can find no receive. Its completions carry {@code owner},
+     * the id of the channel's registration with its loop. A ring opens only when the peer asks for
+     * one. All or nothing: if any step fails, everything made before it is freed and the
+     * reservations are returned.
      */
     public RdmaConnection(ConnectionEvents events, EventLoop eventLoop, CompletionQueue cq, SharedReceiveQueue srq,
-                          long id, ConnectionSettings settings, boolean accepted, ProtectionDomain ownPd,
-                          PooledMemory pooled) throws IOException {
+                          long id, int owner, ConnectionSettings settings, boolean accepted, ProtectionDomain ownPd,
+                          MemoryAdmission memory, PooledMemory pooled) throws IOException {
         this.events = events;
         this.exposed = new ExposedMemory(ownPd);
         this.device = cq.device();
@@ -107,7 +109,7 @@ public final class RdmaConnection {
             qpNum = resources.qpNum();
             PartsListener listener = new PartsListener();
             timers = new SendTimers(eventLoop, settings.creditTimeoutMillis(), listener);
-            receiver = new RdmaReceiver(listener, eventLoop, resources, slots, maxRingSize,
+            receiver = new RdmaReceiver(listener, memory, eventLoop, resources, slots, maxRingSize,
                     settings.receiveInPlace(), accepted, counters, pooled);
             // A connection in a domain of its own stages in blocks registered there: the pool's keys are
             // the shared domain's.
@@ -118,15 +120,16 @@ public final class RdmaConnection {
                     sendDepth, sendBufferSize, receiver.owed(), counters, staging);
             oneSided = new OneSidedRequests(sender, new SendBlocks(new RegisteredBlocks(device, ownPd,
                     RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize));
-            rings = new RingOwner(listener, resources, sender, receiver, eventLoop,
+            rings = new RingOwner(listener, memory, resources, sender, receiver, eventLoop,
                     settings.ringIdleMillis());
             hello = new HelloExchange(sender, receiver, accepted ? HelloExchange.Turn.ANSWERS
                     : HelloExchange.Turn.SPEAKS_FIRST, settings.slotSize(), qpNum);
             controls = new ControlMessages(sender, receiver.owed(), rings, hello, timers, keepAlive, counters);
             completions = new CompletionDispatch(events, listener, device, receiver, sender, oneSided, rings,
                     hello, timers, controls, keepAlive, counters);
-            cq.claim(id, sender.chain());
-            cq.attach(srq, id, qpNum);
+            // From here the queue pair's completions, sends and receives, reach the channel.
+            sender.chain().claim(owner);
+            srq.attach(qpNum, owner);
             receiver.reserveForHello();
             created = true;
         } finally {
@@ -473,16 +476,6 @@ public final class RdmaConnection {
         @Override
         public void receiveFailed(IOException cause) {
             events.connectionFailed(cause);
-        }
-
-        @Override
-        public boolean mayHoldMore(long bytes) {
-            return events.mayHoldMore(bytes);
-        }
-
-        @Override
-        public void heldLess(long bytes) {
-            events.heldLess(bytes);
         }
     }
 }

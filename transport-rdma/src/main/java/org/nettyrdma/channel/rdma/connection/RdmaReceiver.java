@@ -73,15 +73,6 @@ public final class RdmaReceiver {
 
         /** Posting receives failed: the connection is broken. */
         void receiveFailed(IOException cause);
-
-        /**
-         * Asks whether the connection may hold {@code bytes} more registered memory (its source
-         * address's cap on a server); if so they count as held from now on.
-         */
-        boolean mayHoldMore(long bytes);
-
-        /** The connection holds {@code bytes} less registered memory. */
-        void heldLess(long bytes);
     }
 
     private final Listener listener;
@@ -108,7 +99,8 @@ public final class RdmaReceiver {
      * {@code srq}, {@link #INITIAL_SHARE} (or fewer, if that is the most) to begin with, and get rings
      * of up to {@code maxRingSize} bytes on request (0: none).
      */
-    RdmaReceiver(Listener listener, EventLoop eventLoop, QueuePairResources resources, int maxShare,
+    RdmaReceiver(Listener listener, MemoryAdmission memory, EventLoop eventLoop, QueuePairResources resources,
+                 int maxShare,
                  int maxRingSize, boolean inPlace, boolean answersHello, ConnectionCounters counters,
                  PooledMemory pooled) {
         this.listener = listener;
@@ -120,7 +112,7 @@ public final class RdmaReceiver {
         rings = new RingLifecycle(maxRingSize);
         this.answersHello = answersHello;
         owed = new CreditReturn(answersHello ? 1 : initial, null);
-        slots = new ReceiveShare(resources, initial, maxShare, owed, listener, counters);
+        slots = new ReceiveShare(resources, initial, maxShare, owed, listener, memory, counters);
         reader = new InboundReader(inbound, slots, srq, rings, owed, eventLoop, listener, inPlace, pooled);
     }
 

@@ -46,6 +46,7 @@ final class ReceiveShare {
     private static final int NO_SLOT = -1;
 
     private final RdmaReceiver.Listener listener;
+    private final MemoryAdmission memory;
     private final ConnectionCounters counters;
     private final SharedReceiveQueue srq;
     private final int qpNum;
@@ -67,8 +68,9 @@ final class ReceiveShare {
      * go to {@code owed}.
      */
     ReceiveShare(QueuePairResources resources, int initial, int maximum, CreditReturn owed,
-                 RdmaReceiver.Listener listener, ConnectionCounters counters) {
+                 RdmaReceiver.Listener listener, MemoryAdmission memory, ConnectionCounters counters) {
         this.listener = listener;
+        this.memory = memory;
         this.counters = counters;
         this.srq = resources.sharedReceiveQueue();
         this.qpNum = resources.qpNum();
@@ -176,14 +178,14 @@ final class ReceiveShare {
         // staging block beside the new slots, as it did when the connection was admitted.
         if (!srq.hasRoom(slots)
                 || !RegisteredMemoryBudget.hasRoom(srq.registrationNeeded(slots) + SendBlocks.BLOCK_SIZE)
-                || !listener.mayHoldMore(bytes)) {
+                || !memory.mayHoldMore(bytes)) {
             return;
         }
         try {
             srq.reserve(slots);
         } catch (IOException e) {
             // The registered memory limit: the peer goes on with the share it has.
-            listener.heldLess(bytes);
+            memory.heldLess(bytes);
             logger.debug("qp {}: the peer's share stays at {} slots: {}", qpNum, share.share(), e.getMessage());
             return;
         }

@@ -41,17 +41,12 @@ final class RingOwner {
 
     /** What the owner needs of its connection. */
     interface Connection {
-        /** Asks whether the connection may hold {@code bytes} more registered memory; if so they count from now on. */
-        boolean mayHoldMore(long bytes);
-
-        /** The connection holds {@code bytes} less registered memory. */
-        void heldLess(long bytes);
-
         /** The idle ring was closed: the {@code RING} that says so is owed, to be posted the usual way. */
         void ringClosedWhileIdle();
     }
 
     private final Connection connection;
+    private final MemoryAdmission admission;
     private final QueuePairResources resources;
     private final RdmaSender sender;
     private final RdmaReceiver receiver;
@@ -68,9 +63,10 @@ final class RingOwner {
     private boolean closed;
 
     /** Creates the owner of the rings {@code receiver} keeps, opened by {@code resources}' verbs, announced by {@code sender}. */
-    RingOwner(Connection connection, QueuePairResources resources, RdmaSender sender, RdmaReceiver receiver,
+    RingOwner(Connection connection, MemoryAdmission admission, QueuePairResources resources, RdmaSender sender, RdmaReceiver receiver,
               EventLoop eventLoop, int idleMillis) {
         this.connection = connection;
+        this.admission = admission;
         this.resources = resources;
         this.sender = sender;
         this.receiver = receiver;
@@ -105,7 +101,7 @@ final class RingOwner {
         OfferedRing released = receiver.ringReleased(generation);
         resources.revokeRing();
         receiver.freeRing(released);
-        connection.heldLess(released.size());
+        admission.heldLess(released.size());
     }
 
     /** Closes the open ring to the peer, to reopen it larger once the peer released it. */
@@ -138,11 +134,11 @@ final class RingOwner {
      */
     private void open(int size) throws IOException {
         RegisteredBuffer memory = null;
-        if (connection.mayHoldMore(size)) {
+        if (admission.mayHoldMore(size)) {
             try {
                 memory = resources.registerRing(size);
             } catch (IOException e) {
-                connection.heldLess(size);
+                admission.heldLess(size);
                 logger.debug("qp {}: no ring of {} bytes for the peer: {}", resources.qpNum(), size, e.getMessage());
             }
         }

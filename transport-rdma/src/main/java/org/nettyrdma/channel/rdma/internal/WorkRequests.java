@@ -20,7 +20,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import com.ibm.disni.verbs.impl.NativeDispatcher;
-import io.netty.channel.IoOps;
 import io.netty.util.internal.CleanableDirectBuffer;
 import io.netty.util.internal.PlatformDependent;
 
@@ -42,7 +41,7 @@ import io.netty.util.internal.PlatformDependent;
  * collector frees: its owner calls {@link #close()} when its connection closes. A chain used after
  * that throws instead of writing to freed memory.
  */
-public final class WorkRequests implements IoOps {
+public final class WorkRequests {
 
     /** {@code IBV_WR_RDMA_WRITE}: no completion, and no receive used, at the peer. */
     public static final int OPCODE_RDMA_WRITE = 0;

@@ -191,23 +191,6 @@ public final class CompletionQueue implements EpollIoHandle {
                 + "(IBV_EVENT_CQ_ERR): its queue pairs are in the error state");
     }
 
-    /**
-     * Makes the chains of a connection on the CM id {@code cmId} carry the registration id of the
-     * channel that owns the CM id, so that their completions reach it. Call before the first post.
-     */
-    public void claim(long cmId, WorkRequests... chains) {
-        loop.claim(cmId, chains);
-    }
-
-    /**
-     * Makes the completions of the shared receive queue {@code srq} for queue pair {@code qpNum},
-     * made on the CM id {@code cmId}, reach the channel that owns the CM id. Call before the queue
-     * pair can receive.
-     */
-    public void attach(SharedReceiveQueue srq, long cmId, int qpNum) {
-        loop.attach(srq, cmId, qpNum);
-    }
-
     @Override
     public FileDescriptor fd() {
         return fd;

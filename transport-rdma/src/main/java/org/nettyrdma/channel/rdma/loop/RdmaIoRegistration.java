@@ -69,21 +69,13 @@ public final class RdmaIoRegistration implements IoRegistration {
     }
 
     /**
-     * Claims a chain of work requests ({@link WorkRequests}) for this registration: every request
-     * it posts from now on carries this registration's id.
-     *
-     * @return the bits the chain's {@code wr_id}s carry
+     * Refuses: an RDMA registration has no fd whose interest could change. Its channel's work
+     * requests reach it because their chains carry its {@link #id()} ({@link WorkRequests#claim}).
      */
     @Override
     public long submit(IoOps ops) {
-        if (!(ops instanceof WorkRequests)) {
-            throw new IllegalArgumentException("unsupported ops: " + ops + " (expected: WorkRequests)");
-        }
-        if (!valid) {
-            throw new IllegalStateException("the registration was cancelled");
-        }
-        ((WorkRequests) ops).claim(id);
-        return (long) id << WorkRequests.OWNER_SHIFT;
+        throw new UnsupportedOperationException("an RDMA registration takes no " + ops
+                + ": its channel's work requests carry its id (WorkRequests.claim)");
     }
 
     @Override

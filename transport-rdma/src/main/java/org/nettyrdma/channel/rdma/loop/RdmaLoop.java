@@ -146,30 +146,6 @@ public final class RdmaLoop implements RdmaDevice.User {
         registration.handle(event);
     }
 
-    /**
-     * Makes the chains of a connection on the CM id {@code cmId} carry the id of the registration
-     * the CM id belongs to: their completions then reach that channel.
-     */
-    void claim(long cmId, WorkRequests... chains) {
-        RdmaIoRegistration registration = registrationOf(cmId);
-        for (WorkRequests chain : chains) {
-            registration.submit(chain);
-        }
-    }
-
-    /** Makes the receives of {@code srq} that queue pair {@code qpNum} takes reach the channel of {@code cmId}. */
-    void attach(SharedReceiveQueue srq, long cmId, int qpNum) {
-        srq.attach(qpNum, registrationOf(cmId).id());
-    }
-
-    private RdmaIoRegistration registrationOf(long cmId) {
-        RdmaIoRegistration registration = cm != null ? cm.registrationOf(cmId) : null;
-        if (registration == null) {
-            throw new IllegalStateException("no registration for rdma_cm_id 0x" + Long.toHexString(cmId));
-        }
-        return registration;
-    }
-
     /** Returns the loop's CM event channel, creating and registering it on first use. */
     public CmEventDispatcher cm() throws IOException {
         if (cm == null) {
