@@ -218,14 +218,26 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
      */
     final void free() {
         drain.cancelDeadline();
-        if (connection != null) {
-            drain.disconnect();
-            connection.close();
-            metricsAtClose = RdmaChannelMetrics.of(connection, false);
-            connection = null;
+        RdmaConnection closed = releaseConnection();
+        if (closed != null) {
+            metricsAtClose = RdmaChannelMetrics.of(closed, false);
         }
         freeId();
         finishClose();
+    }
+
+    /**
+     * Disconnects and frees the connection now, if there is one: the queue pair and its memory.
+     * Returns the connection freed, or {@code null}.
+     */
+    final RdmaConnection releaseConnection() {
+        RdmaConnection current = connection;
+        if (current != null) {
+            drain.disconnect();
+            current.close();
+            connection = null;
+        }
+        return current;
     }
 
     @Override
@@ -329,7 +341,8 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         public void connectionFailed(Throwable cause) {
             // First of all, and even while closing (CloseDrain#abort).
             drain.abort();
-            if (!isOpen()) {
+            if (!isOpen() || state() == RdmaChannelState.CONNECTING_TCP) {
+                // Closed, or an RDMA attempt being let go of for TCP: nothing of it reaches the pipeline.
                 return;
             }
             pipeline().fireExceptionCaught(cause);
@@ -340,11 +353,11 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         @Override
         protected void flush0() {
             // Data written while connecting goes out once connected (like TCP fast open), instead of
-            // failing with NotYetConnectedException; over TCP too (a carrier, still NEW).
+            // failing with NotYetConnectedException; over TCP too.
             RdmaChannelState state = state();
             if (state == RdmaChannelState.RESOLVING || state == RdmaChannelState.CONNECTING
                     || state == RdmaChannelState.AWAITING_HELLO
-                    || state == RdmaChannelState.NEW && carrier != null) {
+                    || state == RdmaChannelState.CONNECTING_TCP) {
                 return;
             }
             super.flush0();

@@ -94,6 +94,14 @@ abstract class ConnectionSetUp {
         return false;
     }
 
+    /**
+     * The channel's device is going away (named {@code device}), and the channel is open: returns
+     * {@code true} if the set-up dealt with it, {@code false} for the channel to fail.
+     */
+    boolean deviceRemoved(String device) {
+        return false;
+    }
+
     /** The peer's {@code HELLO} arrived: the set-up is over, and the channel is about to become active. */
     void helloReceived() {
     }

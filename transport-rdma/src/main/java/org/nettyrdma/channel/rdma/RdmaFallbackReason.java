@@ -26,6 +26,11 @@ public enum RdmaFallbackReason {
     NO_ROUTE("no RDMA route to the address"),
     /** The peer's host has no RDMA listener at that port (a plain TCP server). */
     NO_RDMA_LISTENER("no RDMA listener at the address"),
+    /**
+     * RDMA CM got no answer: {@code UNREACHABLE}, or nothing within half of {@code CONNECT_TIMEOUT_MILLIS}.
+     * The peer may still answer TCP where RoCE's packets are dropped on the way.
+     */
+    RDMA_UNREACHABLE("no answer over RDMA CM"),
     /** The peer declined RDMA for want of registered memory, and serves TCP. */
     PEER_DECLINED("the peer declined RDMA"),
     /** The RDMA device went away before the connect completed. */

@@ -49,9 +49,9 @@ import org.nettyrdma.channel.rdma.memory.RdmaDevice;
  * are its base's.
  *
  * <p>Where RDMA cannot carry it, a TCP connection does ({@link RdmaChannelOption#TCP_FALLBACK},
- * {@link #fallbackReason()}): a channel that connects in a process without RDMA connects over TCP
- * ({@link TcpFallback}), and a server accepts TCP clients as such channels; the pipeline sees the same
- * bytes and events either way ({@link TcpCarrier}).
+ * {@link #fallbackReason()}): a channel that connects goes on over TCP where this process has no RDMA
+ * or RDMA CM says RDMA is not there ({@link TcpFallback}), and a server accepts TCP clients as such
+ * channels; the pipeline sees the same bytes and events either way ({@link TcpCarrier}).
  *
  * <p>Threading: as every Netty channel, all work happens on its event loop.
  */
@@ -237,7 +237,7 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
             free();
             return;
         }
-        if (!isOpen()) {
+        if (!isOpen() || setUp.deviceRemoved(String.valueOf(device))) {
             return;
         }
         setUp.fail(new IOException("the RDMA device " + (device != null ? device + " " : "") + "was removed"));
@@ -302,7 +302,7 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 } else {
                     TcpFallback.connect(RdmaSocketChannel.this, RdmaFallbackReason.NO_LOCAL_DEVICE,
                             ClientSetUp.checkAddress(remoteAddress), localAddress != null ? localAddress : local,
-                            promise);
+                            promise, config.getConnectTimeoutMillis());
                 }
             } catch (Throwable t) {
                 promise.tryFailure(setUp.annotate(t));

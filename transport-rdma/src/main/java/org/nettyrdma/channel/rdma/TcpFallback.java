@@ -33,13 +33,18 @@ import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.nettyrdma.channel.rdma.internal.CmEvent;
+import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
  * The decision to carry a connecting {@link RdmaSocketChannel} by TCP, and the TCP connect itself
- * through a {@link TcpCarrier}. With {@link RdmaChannelOption#TCP_FALLBACK} off, the connect fails
- * instead, saying what RDMA was missing. Each fallback is counted by reason, and logged once per peer
- * host and reason in the process (for the first {@value #MAX_LOGGED}), so that a fleet that falls
- * back is seen without a line per connection.
+ * through a {@link TcpCarrier}. A channel falls back only on an answer that says RDMA is not there
+ * ({@link #reasonFor}): no device, no route, no RDMA listener, a server short of registered memory, or
+ * no answer at all; a server that refuses the connection itself (its connection bounds, its backlog,
+ * another RDMA program on the port) fails the connect as it would over RDMA alone. With
+ * {@link RdmaChannelOption#TCP_FALLBACK} off, the connect fails instead, saying what RDMA was missing.
+ * Each fallback is counted by reason, and logged once per peer host and reason in the process (for the
+ * first {@value #MAX_LOGGED}), so that a fleet that falls back is seen without a line per connection.
  *
  * <p>Threading: {@link #connect} runs on the channel's event loop; the counts are thread-safe.
  */
@@ -54,6 +59,8 @@ final class TcpFallback {
     /** The peer hosts and reasons logged already, one line each per process. */
     private static final Set<Map.Entry<InetAddress, RdmaFallbackReason>> LOGGED = ConcurrentHashMap.newKeySet();
     private static final Map<RdmaFallbackReason, LongAdder> COUNTS = counters();
+    /** The IB CM reject reason of a connect request to a port nobody listens on (IB_CM_REJ_INVALID_SERVICE_ID). */
+    static final int REJECTED_NO_LISTENER = 8;
 
     private TcpFallback() {
     }
@@ -86,19 +93,62 @@ final class TcpFallback {
     }
 
     /**
-     * Connects {@code channel} to {@code remote} over TCP because of {@code reason}, or fails with what
-     * RDMA missed if the channel does not fall back. {@code promise} completes when the TCP connect
-     * does; a failed TCP connect fails it with both attempts' reasons, and closes the channel.
+     * Returns why a connect that failed with {@code event} (a failure of the set-up: an error,
+     * {@code REJECTED}, {@code UNREACHABLE}) may go on over TCP, or {@code null} if it fails. A reject
+     * is keyed on its status, not on the length of its private data: an IB CM reject always carries
+     * 148 bytes, zeros where nobody listens.
+     */
+    static RdmaFallbackReason reasonFor(CmEvent event) {
+        switch (event.type()) {
+            case CmEvent.ADDR_ERROR:
+            case CmEvent.ROUTE_ERROR:
+                return RdmaFallbackReason.NO_ROUTE;
+            case CmEvent.UNREACHABLE:
+                return RdmaFallbackReason.RDMA_UNREACHABLE;
+            case CmEvent.REJECTED:
+                int reason = RejectReason.decode(event.privateData());
+                if (reason == RejectReason.REGISTERED_MEMORY_LIMIT || reason == RejectReason.ADDRESS_LIMIT) {
+                    // TCP pins no registered memory, and the server's TCP children count against its
+                    // connection bounds as RDMA ones do.
+                    return RdmaFallbackReason.PEER_DECLINED;
+                }
+                return reason == 0 && event.status() == REJECTED_NO_LISTENER ? RdmaFallbackReason.NO_RDMA_LISTENER
+                        : null;
+            default:
+                return null;
+        }
+    }
+
+    /**
+     * Returns the failure of a connect that would have fallen back for {@code reason} had
+     * {@link RdmaChannelOption#TCP_FALLBACK} been on: what RDMA was missing, and {@code detail}, the
+     * error that said so.
+     */
+    static ConnectException refused(RdmaFallbackReason reason, String detail, InetSocketAddress remote) {
+        ConnectException e = new ConnectException(missing(reason, remote)
+                + (detail != null ? " (" + detail + ')' : "") + "; TCP_FALLBACK is off");
+        e.initCause(reason == RdmaFallbackReason.NO_LOCAL_DEVICE ? Rdma.unavailabilityCause() : null);
+        return e;
+    }
+
+    /**
+     * Connects {@code channel} to {@code remote} over TCP because of {@code reason}, within
+     * {@code timeoutMillis} (0: none), or fails with what RDMA missed if the channel does not fall back.
+     * {@code promise} completes when the TCP connect does; a failed TCP connect fails it with both
+     * attempts' reasons, and closes the channel.
      */
     static void connect(RdmaSocketChannel channel, RdmaFallbackReason reason, InetSocketAddress remote,
-                        SocketAddress local, ChannelPromise promise) throws ConnectException {
+                        SocketAddress local, ChannelPromise promise, int timeoutMillis) throws ConnectException {
         if (channel.carrier != null) {
             throw channel.isActive() ? new AlreadyConnectedException() : new ConnectionPendingException();
         }
         if (!channel.config().isTcpFallback()) {
-            ConnectException e = new ConnectException(strictMessage(reason) + " (TCP_FALLBACK is off): " + remote);
-            e.initCause(reason == RdmaFallbackReason.NO_LOCAL_DEVICE ? Rdma.unavailabilityCause() : null);
-            throw e;
+            Throwable cause = Rdma.unavailabilityCause();
+            throw refused(reason, reason == RdmaFallbackReason.NO_LOCAL_DEVICE && cause != null ? cause.getMessage()
+                    : null, remote);
+        }
+        if (channel.state() != RdmaChannelState.CONNECTING_TCP) {
+            channel.transition(RdmaChannelState.CONNECTING_TCP);
         }
         fellBack(remote, reason);
         TcpCarrier tcp = new TcpCarrier(channel, new EpollSocketChannel(), reason);
@@ -110,6 +160,7 @@ final class TcpFallback {
                 failed(channel, reason, remote, r.cause(), promise);
                 return;
             }
+            tcp.carrier().config().setConnectTimeoutMillis(timeoutMillis);
             tcp.carrier().connect(remote, local).addListener((ChannelFutureListener) f -> {
                 if (f.isSuccess()) {
                     channel.carrierConnected(promise);
@@ -120,12 +171,23 @@ final class TcpFallback {
         });
     }
 
-    private static String strictMessage(RdmaFallbackReason reason) {
-        if (reason == RdmaFallbackReason.NO_LOCAL_DEVICE) {
-            Throwable cause = Rdma.unavailabilityCause();
-            return "RDMA is unavailable in this process" + (cause != null ? ": " + cause.getMessage() : "");
+    /** Says what RDMA was missing for a connect to {@code remote}. */
+    private static String missing(RdmaFallbackReason reason, InetSocketAddress remote) {
+        String host = remote.getAddress().getHostAddress();
+        switch (reason) {
+            case NO_LOCAL_DEVICE:
+                return "RDMA is unavailable in this process";
+            case NO_ROUTE:
+                return "no RDMA device serves " + host;
+            case NO_RDMA_LISTENER:
+                return "no RDMA listener at " + host + ':' + remote.getPort();
+            case RDMA_UNREACHABLE:
+                return "no answer over RDMA CM from " + host + ':' + remote.getPort();
+            case PEER_DECLINED:
+                return "the server at " + host + ':' + remote.getPort() + " declined RDMA";
+            default:
+                return "cannot connect over RDMA to " + host + ':' + remote.getPort() + ": " + reason.description();
         }
-        return "cannot connect over RDMA: " + reason.description();
     }
 
     private static void failed(RdmaSocketChannel channel, RdmaFallbackReason reason, InetSocketAddress remote,
