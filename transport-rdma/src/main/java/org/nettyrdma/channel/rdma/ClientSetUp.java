@@ -36,6 +36,7 @@ import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
 import org.nettyrdma.channel.rdma.internal.ConnectParameters;
+import org.nettyrdma.channel.rdma.memory.RdmaDevice;
 import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
@@ -339,14 +340,15 @@ final class ClientSetUp extends ConnectionSetUp {
     }
 
     @Override
-    boolean deviceRemoved(String device) {
+    boolean deviceRemoved(RdmaDevice device) {
         RdmaChannelState state = channel.state();
         if (state == RdmaChannelState.CONNECTING_TCP) {
             channel.drain.releaseNow();
             return true;
         }
         if (connectPromise != null && (state == RdmaChannelState.RESOLVING || state == RdmaChannelState.CONNECTING)) {
-            fallBack(RdmaFallbackReason.DEVICE_REMOVED, "the RDMA device " + device + " was removed");
+            fallBack(RdmaFallbackReason.DEVICE_REMOVED,
+                    "the RDMA device " + (device != null ? device + " " : "") + "was removed");
             return true;
         }
         return false;

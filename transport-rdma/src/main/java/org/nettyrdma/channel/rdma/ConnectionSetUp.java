@@ -95,10 +95,10 @@ abstract class ConnectionSetUp {
     }
 
     /**
-     * The channel's device is going away (named {@code device}), and the channel is open: returns
-     * {@code true} if the set-up dealt with it, {@code false} for the channel to fail.
+     * The channel's device ({@code null} if not known yet) is going away, and the channel is open:
+     * returns {@code true} if the set-up dealt with it, {@code false} for the channel to fail.
      */
-    boolean deviceRemoved(String device) {
+    boolean deviceRemoved(RdmaDevice device) {
         return false;
     }
 

@@ -237,7 +237,7 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
             free();
             return;
         }
-        if (!isOpen() || setUp.deviceRemoved(String.valueOf(device))) {
+        if (!isOpen() || setUp.deviceRemoved(device)) {
             return;
         }
         setUp.fail(new IOException("the RDMA device " + (device != null ? device + " " : "") + "was removed"));
