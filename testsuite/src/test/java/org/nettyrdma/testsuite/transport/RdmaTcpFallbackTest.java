@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.ConnectException;
 import java.net.InetAddress;
@@ -34,6 +35,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import org.junit.jupiter.api.Test;
@@ -49,10 +52,11 @@ import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
  * A client of this transport on a host with an RDMA device reaches a peer over TCP where RDMA CM says
- * RDMA is not there: the loopback address, which no RDMA device serves, and a port where only a plain
- * epoll server listens. A server of this transport serves an RDMA client and a TCP client at once.
- * Without {@code TCP_FALLBACK} the connect fails, saying what RDMA was missing. The fixture asserts
- * that the RDMA attempts leave no queue pair, CM id or memory region behind.
+ * RDMA is not there: the loopback address, which no RDMA device serves, a port where only a plain epoll
+ * server listens, a server short of registered memory; and a silent RDMA path gives up at half the
+ * connect timeout. A server of this transport serves an RDMA client and a TCP client at once. Without
+ * {@code TCP_FALLBACK} the connect fails, saying what RDMA was missing. The fixture asserts that the
+ * RDMA attempts leave no queue pair, CM id or memory region behind.
  */
 class RdmaTcpFallbackTest {
 
@@ -142,6 +146,56 @@ class RdmaTcpFallbackTest {
         rdmaClient.close().sync();
         tcpClient.close().sync();
         server.close().sync();
+    }
+
+    @Test
+    void aServerShortOfRegisteredMemoryIsReachedOverTcp() throws Exception {
+        List<RdmaSocketChannel> children = new CopyOnWriteArrayList<>();
+        Channel server = rdma.bind(rdma.server().option(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, 1L)
+                .childHandler(collecting(children)));
+
+        EchoProbe probe = new EchoProbe(41, 64, 100_000);
+        RdmaSocketChannel client = (RdmaSocketChannel) rdma.client().handler(probe).connect(server.localAddress())
+                .sync().channel();
+        assertEquals(RdmaFallbackReason.PEER_DECLINED, client.fallbackReason(),
+                "the server declined RDMA for its registered memory bound");
+        probe.writeAll(client);
+        probe.assertEchoed(60);
+        // The child made for the declined RDMA request went up the pipeline too, and closed.
+        Await.until(() -> children.stream().filter(RdmaSocketChannel::isActive).count() == 1, 30,
+                () -> children + " children");
+        assertEquals(RdmaFallbackReason.PEER_USED_TCP, children.stream().filter(RdmaSocketChannel::isActive)
+                .findFirst().orElseThrow().fallbackReason(), "the server's child is carried by TCP");
+
+        client.close().sync();
+        server.close().sync();
+    }
+
+    /**
+     * A connect request nobody answers: the VM's device sits on a dummy netdev in 10.77.0.0/24, which
+     * drops whatever is sent to 10.77.0.2, RDMA CM's requests and TCP's SYNs alike. RDMA CM would retry
+     * for about 103 s; the RDMA attempt gives up at half the connect timeout, and TCP times out in the rest.
+     */
+    @Test
+    void aSilentRdmaPathGivesUpAtHalfTheConnectTimeout() throws Exception {
+        InetAddress device = RdmaTestEnvironment.address();
+        assumeTrue("10.77.0.1".equals(device.getHostAddress()), "the VM's dummy subnet, where 10.77.0.2 is silent");
+        InetSocketAddress silent = new InetSocketAddress(InetAddress.getByName("10.77.0.2"), 7000);
+        int timeout = 2000;
+
+        long started = System.nanoTime();
+        ChannelFuture connect = rdma.client().option(ChannelOption.CONNECT_TIMEOUT_MILLIS, timeout)
+                .handler(new ChannelInboundHandlerAdapter()).connect(silent);
+        assertTrue(connect.await(30, TimeUnit.SECONDS), "the connect ended");
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        System.out.println("to the silent " + silent + " with a connect timeout of " + timeout + " ms: failed after "
+                + millis + " ms: " + connect.cause());
+        assertFalse(connect.isSuccess(), "nobody answers there");
+        assertInstanceOf(ConnectTimeoutException.class, connect.cause(), "TCP timed out in the rest of the timeout");
+        String message = connect.cause().getMessage();
+        assertTrue(message.contains("RDMA: " + RdmaFallbackReason.RDMA_UNREACHABLE.description())
+                && message.contains("TCP: "), message);
+        assertTrue(millis >= timeout - 100 && millis < timeout + 2000, "failed after " + millis + " ms");
     }
 
     @Test
