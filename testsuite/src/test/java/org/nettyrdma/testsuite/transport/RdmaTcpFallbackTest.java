@@ -42,7 +42,9 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaFallbackCounts;
 import org.nettyrdma.channel.rdma.RdmaFallbackReason;
+import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.testkit.Await;
 import org.nettyrdma.testkit.EchoHandler;
@@ -70,6 +72,7 @@ class RdmaTcpFallbackTest {
         List<RdmaSocketChannel> children = new CopyOnWriteArrayList<>();
         Channel server = rdma.server().childHandler(collecting(children)).bind(0).sync().channel();
         InetSocketAddress target = new InetSocketAddress(LOOPBACK, port(server));
+        RdmaFallbackCounts before = RdmaIoHandler.fallbacks(rdma.group());
 
         EchoProbe probe = new EchoProbe(37, 64, 100_000);
         long started = System.nanoTime();
@@ -85,6 +88,8 @@ class RdmaTcpFallbackTest {
         Await.until(() -> children.size() == 1, 30, () -> children.size() + " children");
         assertEquals(RdmaFallbackReason.PEER_USED_TCP, children.get(0).fallbackReason(),
                 "the server's child is carried by TCP");
+        assertEquals(RdmaFallbackReason.NO_ROUTE, client.metrics().fallbackReason());
+        assertCounted(before, RdmaFallbackReason.NO_ROUTE, RdmaFallbackReason.PEER_USED_TCP);
 
         client.close().sync();
         server.close().sync();
@@ -115,6 +120,7 @@ class RdmaTcpFallbackTest {
     void anRdmaClientAndATcpClientOnOneServerAtOnce() throws Exception {
         List<RdmaSocketChannel> children = new CopyOnWriteArrayList<>();
         Channel server = rdma.bind(rdma.server().childHandler(collecting(children)));
+        RdmaFallbackCounts before = RdmaIoHandler.fallbacks(rdma.group());
 
         EchoProbe overRdma = new EchoProbe(39, 64, 200_000, 7);
         EchoProbe overTcp = new EchoProbe(40, 64, 200_000, 7);
@@ -142,6 +148,7 @@ class RdmaTcpFallbackTest {
         long overRdmaChildren = children.stream().filter(child -> child.fallbackReason() == null).count();
         assertEquals(1, overTcpChildren, "one child carried by TCP");
         assertEquals(1, overRdmaChildren, "one child carried by RDMA");
+        assertCounted(before, RdmaFallbackReason.PEER_USED_TCP);
 
         rdmaClient.close().sync();
         tcpClient.close().sync();
@@ -230,5 +237,19 @@ class RdmaTcpFallbackTest {
                 ch.pipeline().addLast(EchoHandler.INSTANCE);
             }
         };
+    }
+
+    /**
+     * Asserts that the group's loops counted one fallback for each of {@code reasons} since
+     * {@code before}, and no other: each loop counts on its own thread, so the count is awaited.
+     */
+    private void assertCounted(RdmaFallbackCounts before, RdmaFallbackReason... reasons) throws InterruptedException {
+        Await.until(() -> RdmaIoHandler.fallbacks(rdma.group()).total() - before.total() >= reasons.length, 30,
+                () -> RdmaIoHandler.fallbacks(rdma.group()) + " after " + before);
+        RdmaFallbackCounts after = RdmaIoHandler.fallbacks(rdma.group());
+        for (RdmaFallbackReason reason : reasons) {
+            assertEquals(1, after.count(reason) - before.count(reason), after + " after " + before);
+        }
+        assertEquals(reasons.length, after.total() - before.total(), after + " after " + before);
     }
 }

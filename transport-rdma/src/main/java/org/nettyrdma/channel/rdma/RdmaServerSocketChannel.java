@@ -158,7 +158,7 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             accepted.unsafe().closeForcibly();
             return;
         }
-        TcpFallback.fellBack(peer, RdmaFallbackReason.PEER_USED_TCP);
+        TcpFallback.fellBack(loop, peer, RdmaFallbackReason.PEER_USED_TCP);
         RdmaSocketChannel child = new RdmaSocketChannel(this, accepted, ticket);
         pipeline().fireChannelRead(child);
         ((ServerUnsafe) unsafe()).refuseUnclaimed(child);

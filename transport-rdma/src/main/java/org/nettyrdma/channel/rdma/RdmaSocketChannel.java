@@ -133,9 +133,14 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
     /**
      * Returns what this channel's connection did so far: Sends and RDMA Writes posted and received,
      * bytes copied, credit stalls, keep-alive probes, registered memory. Counted on the event loop:
-     * read on another thread, the snapshot may lag. After close, the totals at close.
+     * read on another thread, the snapshot may lag. After close, the totals at close. A channel carried
+     * by TCP says why, and counts nothing of RDMA.
      */
     public RdmaChannelMetrics metrics() {
+        TcpCarrier tcp = carrier;
+        if (tcp != null) {
+            return RdmaChannelMetrics.carriedByTcp(tcp.reason());
+        }
         RdmaConnection connection = this.connection;
         return connection != null ? RdmaChannelMetrics.of(connection, true) : metricsAtClose;
     }

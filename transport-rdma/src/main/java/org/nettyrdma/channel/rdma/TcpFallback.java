@@ -21,11 +21,9 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ConnectionPendingException;
-import java.util.EnumMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
 
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelPromise;
@@ -34,6 +32,7 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
+import org.nettyrdma.channel.rdma.loop.RdmaLoop;
 import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
@@ -43,10 +42,11 @@ import org.nettyrdma.channel.rdma.protocol.RejectReason;
  * no answer at all; a server that refuses the connection itself (its connection bounds, its backlog,
  * another RDMA program on the port) fails the connect as it would over RDMA alone. With
  * {@link RdmaChannelOption#TCP_FALLBACK} off, the connect fails instead, saying what RDMA was missing.
- * Each fallback is counted by reason, and logged once per peer host and reason in the process (for the
- * first {@value #MAX_LOGGED}), so that a fleet that falls back is seen without a line per connection.
+ * Each fallback is counted by reason on its event loop ({@link RdmaLoopMetrics#fallbacks()}), and
+ * logged once per peer host and reason in the process (for the first {@value #MAX_LOGGED}), so that a
+ * fleet that falls back is seen without a line per connection.
  *
- * <p>Threading: {@link #connect} runs on the channel's event loop; the counts are thread-safe.
+ * <p>Threading: {@link #connect} and {@link #fellBack} run on the event loop they count on.
  */
 final class TcpFallback {
 
@@ -58,32 +58,19 @@ final class TcpFallback {
     private static final int MAX_LOGGED = 1024;
     /** The peer hosts and reasons logged already, one line each per process. */
     private static final Set<Map.Entry<InetAddress, RdmaFallbackReason>> LOGGED = ConcurrentHashMap.newKeySet();
-    private static final Map<RdmaFallbackReason, LongAdder> COUNTS = counters();
     /** The IB CM reject reason of a connect request to a port nobody listens on (IB_CM_REJ_INVALID_SERVICE_ID). */
     static final int REJECTED_NO_LISTENER = 8;
 
     private TcpFallback() {
     }
 
-    private static Map<RdmaFallbackReason, LongAdder> counters() {
-        Map<RdmaFallbackReason, LongAdder> counts = new EnumMap<>(RdmaFallbackReason.class);
-        for (RdmaFallbackReason reason : RdmaFallbackReason.values()) {
-            counts.put(reason, new LongAdder());
-        }
-        return counts;
-    }
-
-    /** Returns how many channels of this process fell back to TCP for {@code reason}. */
-    static long count(RdmaFallbackReason reason) {
-        return COUNTS.get(reason).sum();
-    }
-
     /**
-     * Counts a channel carried by TCP for {@code reason}, and logs the first for its peer's host: by
-     * host, since each client of a server comes from a port of its own.
+     * Counts a channel carried by TCP for {@code reason} on {@code loop}, the loop that decided it, and
+     * logs the first for its peer's host: by host, since each client of a server comes from a port of
+     * its own.
      */
-    static void fellBack(InetSocketAddress peer, RdmaFallbackReason reason) {
-        COUNTS.get(reason).increment();
+    static void fellBack(RdmaLoop loop, InetSocketAddress peer, RdmaFallbackReason reason) {
+        loop.fellBack(reason);
         Map.Entry<InetAddress, RdmaFallbackReason> key = Map.entry(peer.getAddress(), reason);
         if (LOGGED.size() < MAX_LOGGED && LOGGED.add(key)) {
             logger.info("{}: carried by TCP: {} ({})", peer, reason.description(), reason);
@@ -150,7 +137,7 @@ final class TcpFallback {
         if (channel.state() != RdmaChannelState.CONNECTING_TCP) {
             channel.transition(RdmaChannelState.CONNECTING_TCP);
         }
-        fellBack(remote, reason);
+        fellBack(channel.loop, remote, reason);
         TcpCarrier tcp = new TcpCarrier(channel, new EpollSocketChannel(), reason);
         channel.carrier = tcp;
         ChannelPromise registered = channel.newPromise();

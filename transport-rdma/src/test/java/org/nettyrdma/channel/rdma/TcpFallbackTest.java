@@ -96,6 +96,7 @@ class TcpFallbackTest {
     @Test
     void aClientAndAServerOfTheTransportEchoOneMebibyteOverTcp() throws Exception {
         Channel server = rdmaServer(EchoHandler.INSTANCE);
+        RdmaFallbackCounts before = RdmaIoHandler.fallbacks(group);
         try {
             byte[] sent = randomBytes(1024 * 1024);
             Collector collector = new Collector(sent.length);
@@ -107,6 +108,15 @@ class TcpFallbackTest {
             RdmaSocketChannel child = (RdmaSocketChannel) lastAccepted;
             assertEquals(RdmaFallbackReason.PEER_USED_TCP, child.fallbackReason());
             assertEquals(client.localAddress(), child.remoteAddress());
+            assertEquals(RdmaFallbackReason.NO_LOCAL_DEVICE, client.metrics().fallbackReason());
+            assertEquals(RdmaFallbackReason.PEER_USED_TCP, child.metrics().fallbackReason());
+            assertEquals(0, client.metrics().sendBytes() + client.metrics().registeredBytes());
+            RdmaFallbackCounts counted = awaitFallbacks(before, RdmaFallbackReason.PEER_USED_TCP, 1);
+            assertEquals(1, counted.count(RdmaFallbackReason.NO_LOCAL_DEVICE)
+                    - before.count(RdmaFallbackReason.NO_LOCAL_DEVICE), counted.toString());
+            assertEquals(before.total() + 2, counted.total(), counted.toString());
+            assertTrue(client.eventLoop().submit(() -> client.loopMetrics().fallbacks())
+                    .get(10, TimeUnit.SECONDS).count(RdmaFallbackReason.NO_LOCAL_DEVICE) >= 1);
             client.close().sync();
             assertTrue(child.closeFuture().await(10, TimeUnit.SECONDS), "the child closes at the end of its input");
         } finally {
@@ -339,6 +349,22 @@ class TcpFallbackTest {
         } finally {
             server.close().sync();
         }
+    }
+
+    /**
+     * Waits until {@code group}'s loops counted {@code delta} more fallbacks for {@code reason} than
+     * {@code before}: a loop counts on its own thread, and the test reads on another.
+     */
+    private static RdmaFallbackCounts awaitFallbacks(RdmaFallbackCounts before, RdmaFallbackReason reason, int delta)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        RdmaFallbackCounts now = RdmaIoHandler.fallbacks(group);
+        while (now.count(reason) - before.count(reason) < delta && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            now = RdmaIoHandler.fallbacks(group);
+        }
+        assertEquals(delta, now.count(reason) - before.count(reason), now.toString());
+        return now;
     }
 
     private static Channel rdmaServer(ChannelHandler child) throws InterruptedException {
