@@ -23,6 +23,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -152,6 +153,14 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
     public RdmaFallbackReason fallbackReason() {
         TcpCarrier tcp = carrier;
         return tcp != null ? tcp.reason() : null;
+    }
+
+    /** Gives {@code option} to this channel's TCP socket at once, if TCP carries it. */
+    <T> void setCarrierOption(ChannelOption<T> option, T value) {
+        TcpCarrier tcp = carrier;
+        if (tcp != null) {
+            tcp.carrier().config().setOption(option, value);
+        }
     }
 
     /**

@@ -52,6 +52,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannelConfig;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.socket.SocketChannel;
@@ -252,6 +253,32 @@ class TcpFallbackTest {
             Channel child = lastAccepted;
             child.config().setAutoRead(true);
             assertEquals(Boolean.TRUE, writability.poll(10, TimeUnit.SECONDS));
+            client.close().sync();
+        } finally {
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void socketOptionsSetOnATcpCarriedChannelReachItsSocketAtOnce() throws Exception {
+        Channel server = rdmaServer(EchoHandler.INSTANCE);
+        try {
+            RdmaSocketChannel client = (RdmaSocketChannel) new Bootstrap().group(group)
+                    .channel(RdmaSocketChannel.class).option(ChannelOption.SO_KEEPALIVE, true)
+                    .handler(new ChannelInboundHandlerAdapter()).connect(server.localAddress()).sync().channel();
+            EpollSocketChannelConfig socket = client.carrier.carrier().config();
+            assertTrue(socket.isKeepAlive(), "set before the connect");
+            assertTrue(socket.isTcpNoDelay(), "on by default, as on Netty's epoll transport");
+
+            client.config().setTcpNoDelay(false);
+            client.config().setOption(ChannelOption.SO_LINGER, 3);
+            client.config().setKeepAlive(false);
+            client.config().setTrafficClass(0x10);
+            assertFalse(socket.isTcpNoDelay());
+            assertFalse(client.config().isTcpNoDelay(), "reads back as its socket has it");
+            assertEquals(3, socket.getSoLinger());
+            assertFalse(socket.isKeepAlive());
+            assertEquals(0x10, socket.getTrafficClass());
             client.close().sync();
         } finally {
             server.close().sync();
