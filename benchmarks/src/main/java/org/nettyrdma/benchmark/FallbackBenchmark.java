@@ -48,13 +48,13 @@ import org.nettyrdma.example.Transport;
  * on all of them. {@code scripts/fallback-bench} runs it in the rxe VM.
  *
  * <pre>
- * java ... org.nettyrdma.benchmark.FallbackBenchmark --host 10.77.0.1 --rounds 3 --connects 200
+ * java ... org.nettyrdma.benchmark.FallbackBenchmark --host 10.77.0.1 --rounds 5 --connects 300
  * </pre>
  */
 public final class FallbackBenchmark {
 
     private static final String USAGE = "usage: FallbackBenchmark [--host ADDRESS of an RDMA interface] "
-            + MeasuredRounds.USAGE.replace("default 1", "default 3") + " [--connects 200 per path and round] "
+            + MeasuredRounds.USAGE.replace("default 1", "default 5") + " [--connects 300 per path and round] "
             + "[--warmup-connects 50 per path and warm-up round]";
     private static final String STRICT = "rdma -> rdma, TCP_FALLBACK off";
     private static final String FALLBACK = "rdma -> rdma, TCP_FALLBACK on";
@@ -72,8 +72,8 @@ public final class FallbackBenchmark {
     public static void main(String[] args) throws Exception {
         ExampleOptions options = ExampleOptions.parse(USAGE, args);
         String host = options.host();
-        MeasuredRounds rounds = MeasuredRounds.parse(options.string("rounds", "3"), System.in);
-        int connects = options.integer("connects", 200);
+        MeasuredRounds rounds = MeasuredRounds.parse(options.string("rounds", "5"), System.in);
+        int connects = options.integer("connects", 300);
         int warmUpConnects = options.integer("warmup-connects", 50);
         options.checkAllRead();
         InetAddress device = InetAddress.getByName(host);
