@@ -33,6 +33,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
+import org.nettyrdma.channel.rdma.memory.RdmaDevice;
 import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
@@ -282,7 +283,22 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             } else if (event.type() == CmEvent.DEVICE_REMOVAL) {
                 logger.warn("{}: the RDMA device of {} was removed; listening again once it is back",
                         RdmaServerSocketChannel.this, local);
+                abandonDevice(event.id());
                 listenAgainLater();
+            }
+        }
+
+        /**
+         * Gives up the removed device's context that {@code removedId} holds, unless a device of this
+         * process holds it: a server that only ever served TCP there holds the device through its
+         * listening id alone.
+         */
+        private void abandonDevice(long removedId) {
+            try {
+                RdmaDevice.abandonUnheld(DisniNative.dispatcher()._getContext(removedId));
+            } catch (IOException e) {
+                logger.warn("{}: the removed RDMA device's context is unknown; its removal may wait for this "
+                        + "process to end", RdmaServerSocketChannel.this, e);
             }
         }
 
