@@ -45,8 +45,9 @@ import org.nettyrdma.testkit.RdmaTestEnvironment;
  * The device of a server of this transport removed ({@code rdma link delete}) while the server serves
  * RDMA and TCP clients, and a client whose device is removed while it connects. What a user sees: the
  * RDMA connections fail naming the removal, the TCP ones go on, new TCP clients and new clients of this
- * transport are served over TCP, and a connect that loses its device on the way goes on over TCP
- * ({@link RdmaFallbackReason#DEVICE_REMOVED}).
+ * transport are served over TCP, a connect that loses its device on the way goes on over TCP
+ * ({@link RdmaFallbackReason#DEVICE_REMOVED}), and a server started while the device is away serves
+ * TCP, then RDMA once the device is back.
  *
  * <p>The server and the clients of this transport run in processes of their own ({@link PeerProcess}),
  * as in {@link RdmaDeviceRemovalTest}, whose tag this test shares: it removes the test device, so it
@@ -112,6 +113,33 @@ class RdmaTcpAfterRemovalTest {
             tcpBefore.close().sync();
             assertTrue(server.isAlive(), "the server process is still running");
         }
+    }
+
+    /**
+     * A server started while the host has no RDMA device serves TCP, and RDMA too once the device is
+     * back: the server of a host whose driver is reloaded comes up all the same.
+     */
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void aServerBoundWhileTheDeviceIsAwayServesTcpThenRdma() throws Exception {
+        link.addBackAfter(() -> {
+            link.delete(REMOVAL_BOUND_SECONDS);
+            try (ChildJvm server = serverOnTheDevice()) {
+                String port = server.awaitLine("listening ", CHILD_SECONDS, TimeUnit.SECONDS);
+                Channel tcpClient = connectOverTcp(new InetSocketAddress(address, Integer.parseInt(port)));
+                echoes(tcpClient, 64);
+                tcpClient.close().sync();
+
+                link.addBack();
+                try (ChildJvm client = ChildJvm.start(PeerProcess.class, "echo", address, port)) {
+                    assertEquals("RDMA", client.awaitLine("carried by ", CHILD_SECONDS, TimeUnit.SECONDS),
+                            "the server listens on RDMA CM once the device is back");
+                    assertEquals(0, client.awaitExit(CHILD_SECONDS, TimeUnit.SECONDS), () -> "the server echoed: "
+                            + client.output());
+                }
+                assertTrue(server.isAlive(), "the server process is still running");
+            }
+        });
     }
 
     /**

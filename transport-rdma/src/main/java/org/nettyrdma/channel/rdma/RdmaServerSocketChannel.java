@@ -124,12 +124,19 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
                     + Rdma.unavailabilityCause().getMessage(), Rdma.unavailabilityCause());
         }
         if (Rdma.isAvailable()) {
-            cm = loop.cm();
             try {
+                cm = loop.cm();
                 listen(address);
             } catch (IOException e) {
-                closeTcp();
-                throw e;
+                if (tcp == null || cm != null) {
+                    closeTcp();
+                    throw e;
+                }
+                // librdmacm opens no event channel on a host whose RDMA devices were all removed
+                // (ENODEV): the server serves TCP meanwhile, as a server that lost its device does.
+                logger.warn("{}: cannot listen on RDMA CM ({}); serving TCP, and listening on RDMA CM once a "
+                        + "device is back", this, e.getMessage());
+                listenAgainLater();
             }
         }
         transition(RdmaChannelState.ACTIVE);
@@ -182,10 +189,10 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
     }
 
     /**
-     * The device of the listening address is being removed: the listening id must go, or the removal
-     * waits for it. The channel stays open and listens again at the same address and port, once a
-     * second, until a device has that address again (a wildcard listener hears of no removal and
-     * goes on by itself).
+     * The device of the listening address is being removed, or none was there when the server bound:
+     * the listening id must go, or the removal waits for it. The channel stays open and listens again
+     * at the same address and port, once a second, until a device has that address again (a wildcard
+     * listener hears of no removal and goes on by itself).
      */
     private void listenAgainLater() {
         freeId();
@@ -194,6 +201,9 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
                 return;
             }
             try {
+                if (cm == null) {
+                    cm = loop.cm();
+                }
                 listen(local);
                 logger.info("{}: listening again", this);
             } catch (IOException e) {
