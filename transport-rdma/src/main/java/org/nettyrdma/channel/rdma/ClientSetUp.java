@@ -95,7 +95,15 @@ final class ClientSetUp extends ConnectionSetUp {
         }
         requestedRemoteAddress = target;
         connectStartNanos = System.nanoTime();
-        channel.cm = channel.loop.cm();
+        try {
+            channel.cm = channel.loop.cm();
+        } catch (IOException e) {
+            // librdmacm opens no event channel where the host has no RDMA device (ENODEV): the devices
+            // were removed before this loop first used RDMA CM. Nothing of RDMA is held yet.
+            connectPromise = promise;
+            fallBack(RdmaFallbackReason.NO_LOCAL_DEVICE, e.getMessage());
+            return;
+        }
         long id = channel.cm.createId(channel.registration);
         channel.id = id;
         int trafficClass = channel.config().getTrafficClass();

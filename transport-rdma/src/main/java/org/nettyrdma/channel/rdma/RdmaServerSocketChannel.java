@@ -33,6 +33,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
+import org.nettyrdma.channel.rdma.memory.RdmaDevice;
 import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
@@ -123,12 +124,19 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
                     + Rdma.unavailabilityCause().getMessage(), Rdma.unavailabilityCause());
         }
         if (Rdma.isAvailable()) {
-            cm = loop.cm();
             try {
+                cm = loop.cm();
                 listen(address);
             } catch (IOException e) {
-                closeTcp();
-                throw e;
+                if (tcp == null || cm != null) {
+                    closeTcp();
+                    throw e;
+                }
+                // librdmacm opens no event channel on a host whose RDMA devices were all removed
+                // (ENODEV): the server serves TCP meanwhile, as a server that lost its device does.
+                logger.warn("{}: cannot listen on RDMA CM ({}); serving TCP, and listening on RDMA CM once a "
+                        + "device is back", this, e.getMessage());
+                listenAgainLater();
             }
         }
         transition(RdmaChannelState.ACTIVE);
@@ -181,10 +189,10 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
     }
 
     /**
-     * The device of the listening address is being removed: the listening id must go, or the removal
-     * waits for it. The channel stays open and listens again at the same address and port, once a
-     * second, until a device has that address again (a wildcard listener hears of no removal and
-     * goes on by itself).
+     * The device of the listening address is being removed, or none was there when the server bound:
+     * the listening id must go, or the removal waits for it. The channel stays open and listens again
+     * at the same address and port, once a second, until a device has that address again (a wildcard
+     * listener hears of no removal and goes on by itself).
      */
     private void listenAgainLater() {
         freeId();
@@ -193,6 +201,9 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
                 return;
             }
             try {
+                if (cm == null) {
+                    cm = loop.cm();
+                }
                 listen(local);
                 logger.info("{}: listening again", this);
             } catch (IOException e) {
@@ -282,7 +293,22 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             } else if (event.type() == CmEvent.DEVICE_REMOVAL) {
                 logger.warn("{}: the RDMA device of {} was removed; listening again once it is back",
                         RdmaServerSocketChannel.this, local);
+                abandonDevice(event.id());
                 listenAgainLater();
+            }
+        }
+
+        /**
+         * Gives up the removed device's context that {@code removedId} holds, unless a device of this
+         * process holds it: a server that only ever served TCP there holds the device through its
+         * listening id alone.
+         */
+        private void abandonDevice(long removedId) {
+            try {
+                RdmaDevice.abandonUnheld(DisniNative.dispatcher()._getContext(removedId));
+            } catch (IOException e) {
+                logger.warn("{}: the removed RDMA device's context is unknown; its removal may wait for this "
+                        + "process to end", RdmaServerSocketChannel.this, e);
             }
         }
 
