@@ -317,6 +317,14 @@ class BenchmarkReportTest {
     }
 
     @Test
+    void theFallbackExampleIsListedWithTheOthers() {
+        String line = "fallback: rdma client -> epoll server: TCP (NO_RDMA_LISTENER), 50 x 65536 B echoed;"
+                + " epoll client -> rdma server: TCP (PEER_USED_TCP), 50 x 65536 B echoed";
+        String report = render("example " + line);
+        assertTrue(report.contains("\n  " + line + "\n"), report);
+    }
+
+    @Test
     void frameworkLinesAreListedAsTheyCame() {
         String vertx = "framework vertx rounds=3 connections=4 rdma_p50_us=110.0[100.0-120.0] rps_ratio=2.00";
         String reactor = "framework reactor-netty error=IllegalStateException: rdma is unavailable";

@@ -137,6 +137,31 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /** Returns the child's process id, as the kernel's tools ({@code rdma resource show}) name it. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /**
+     * Stops the child (SIGSTOP), as a process the scheduler does not run: what the kernel does for it
+     * goes on (a TCP handshake into its listen queue, RDMA CM's requests), what it does itself waits.
+     */
+    public void suspend() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** Lets a {@linkplain #suspend() stopped} child run again (SIGCONT). */
+    public void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill -" + name + ' ' + process.pid() + " failed");
+        }
+    }
+
     /** Returns {@code true} while the child runs. */
     public boolean isAlive() {
         return process.isAlive();

@@ -32,6 +32,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
+import org.nettyrdma.channel.rdma.RdmaFallbackReason;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.example.ExampleOptions;
 import org.nettyrdma.example.Transport;
 
@@ -39,7 +41,9 @@ import org.nettyrdma.example.Transport;
  * Sends messages of random bytes to an {@link EchoServer}, one after another, and checks that each
  * comes back unchanged before it sends the next. Prints one line per message size, with the CRC32 of
  * the bytes sent and of the bytes that came back, and exits with status 0 when every byte came back;
- * otherwise the exception says what went wrong.
+ * otherwise the exception says what went wrong. Over RDMA, a connection that TCP carries instead
+ * ({@code RdmaChannelOption.TCP_FALLBACK}: the server is a plain TCP server, say) says so in its line,
+ * with the reason.
  *
  * <pre>
  * java ... org.nettyrdma.example.echo.EchoClient --transport rdma --host 10.77.0.1 --size 1,64k,4m --count 10
@@ -69,10 +73,11 @@ public final class EchoClient {
             for (int size : sizes) {
                 CRC32 sent = new CRC32();
                 CRC32 echoed = new CRC32();
-                long nanos = echo(group, transport, address, size, count, sent, echoed);
-                System.out.printf("echo: %d messages of %d bytes over %s to %s came back unchanged, crc32 sent"
-                        + " %08x, echoed %08x (%d ms)%n", count, size, transport.displayName(), address,
-                        sent.getValue(), echoed.getValue(), TimeUnit.NANOSECONDS.toMillis(nanos));
+                Echoed result = echoOnce(group, transport, address, size, count, sent, echoed);
+                System.out.printf("echo: %d messages of %d bytes over %s%s to %s came back unchanged, crc32 sent"
+                        + " %08x, echoed %08x (%d ms)%n", count, size, transport.displayName(),
+                        result.fallbackReason() == null ? "" : ", carried by TCP (" + result.fallbackReason() + "),",
+                        address, sent.getValue(), echoed.getValue(), TimeUnit.NANOSECONDS.toMillis(result.nanos()));
             }
         } finally {
             group.shutdownGracefully();
@@ -97,6 +102,18 @@ public final class EchoClient {
      */
     public static long echo(EventLoopGroup group, Transport transport, SocketAddress address, int size, int count,
             CRC32 sent, CRC32 echoed) throws Exception {
+        return echoOnce(group, transport, address, size, count, sent, echoed).nanos();
+    }
+
+    /**
+     * What one connection's echo took, and why TCP carried it: {@code null} for a channel of another
+     * transport, or one that RDMA carried ({@link RdmaSocketChannel#fallbackReason()}).
+     */
+    private record Echoed(long nanos, RdmaFallbackReason fallbackReason) {
+    }
+
+    private static Echoed echoOnce(EventLoopGroup group, Transport transport, SocketAddress address, int size,
+            int count, CRC32 sent, CRC32 echoed) throws Exception {
         if (size < 1 || count < 1) {
             throw new IllegalArgumentException("size: " + size + ", count: " + count + " (expected: >= 1)");
         }
@@ -107,12 +124,14 @@ public final class EchoClient {
                 .channel(transport.socketChannelClass())
                 .handler(new EchoClientHandler(size, count, done, sent, echoed))
                 .connect(address).sync().channel();
+        RdmaFallbackReason reason = channel instanceof RdmaSocketChannel
+                ? ((RdmaSocketChannel) channel).fallbackReason() : null;
         try {
             done.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } finally {
             channel.close().sync();
         }
-        return System.nanoTime() - start;
+        return new Echoed(System.nanoTime() - start, reason);
     }
 
     /** Sends a message, collects its echo (which may arrive in pieces), compares, sends the next. */

@@ -17,6 +17,8 @@ package org.nettyrdma.example.echo;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -24,6 +26,8 @@ import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
+import org.nettyrdma.channel.rdma.RdmaFallbackReason;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.example.ExampleOptions;
 import org.nettyrdma.example.Transport;
 
@@ -37,6 +41,8 @@ import org.nettyrdma.example.Transport;
  * </pre>
  *
  * Over RDMA, {@code --host} must be the address of an RDMA interface: RDMA CM finds the device by it.
+ * The server takes plain TCP clients at the same address and port too ({@code RdmaChannelOption.TCP_FALLBACK});
+ * it prints a line the first time a client comes over TCP for each reason.
  */
 public final class EchoServer {
 
@@ -77,9 +83,26 @@ public final class EchoServer {
                 .bind(address).sync().channel();
     }
 
-    /** Writes back what it reads and flushes once per batch of reads. Keeps no state, so one serves all. */
+    /**
+     * Writes back what it reads and flushes once per batch of reads. Keeps no state of a connection, so
+     * one serves all; it remembers only which reasons for TCP it has printed.
+     */
     @Sharable
     private static final class EchoServerHandler extends ChannelInboundHandlerAdapter {
+
+        private final Set<RdmaFallbackReason> printed = ConcurrentHashMap.newKeySet();
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            if (ctx.channel() instanceof RdmaSocketChannel) {
+                RdmaFallbackReason reason = ((RdmaSocketChannel) ctx.channel()).fallbackReason();
+                if (reason != null && printed.add(reason)) {
+                    System.out.println("echo server: a client over TCP (" + reason + ": " + reason.description()
+                            + ") from " + ctx.channel().remoteAddress());
+                }
+            }
+            ctx.fireChannelActive();
+        }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {

@@ -35,10 +35,18 @@ public record EchoAnswer(int status, String version, String serverCrc, String se
 
     /** Asserts that request {@code index} was answered over RDMA, in {@code expectedVersion}, with its body whole. */
     public void assertWhole(String expectedVersion, int index) {
+        assertWhole(expectedVersion, "RdmaSocketChannel", index);
+    }
+
+    /**
+     * Asserts that request {@code index} was answered in {@code expectedVersion} by a server on a socket
+     * channel of the class named {@code expectedServerChannel} (its simple name), with its body whole.
+     */
+    public void assertWhole(String expectedVersion, String expectedServerChannel, int index) {
         String what = "request " + index + " (" + sent.length + " bytes)";
         assertEquals(200, status, what + ": the server found the CRC32 it was sent");
         assertEquals(expectedVersion, version, what);
-        assertEquals("RdmaSocketChannel", serverChannel, what + ": the server's channel");
+        assertEquals(expectedServerChannel, serverChannel, what + ": the server's channel");
         String crc = Payloads.hex(Payloads.crc32(sent));
         assertEquals(crc, serverCrc, what + ": the CRC32 the server computed");
         assertEquals(sent.length, body.length, what + ": the echoed length");

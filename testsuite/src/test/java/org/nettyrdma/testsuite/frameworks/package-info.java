@@ -15,6 +15,6 @@
  */
 /**
  * Frameworks built on Netty, unchanged, over RDMA: Vert.x 5 ({@code .vertx}) and Reactor Netty 1.3
- * ({@code .reactor}), with the payloads and the name server they share.
+ * ({@code .reactor}), with the payloads, the name server and the record of client channels they share.
  */
 package org.nettyrdma.testsuite.frameworks;

@@ -28,6 +28,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaFallbackReason;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
@@ -40,16 +41,18 @@ import org.nettyrdma.testkit.EchoProbe;
  * a process's: killed, or its device removed under it. It says what happens to it in lines on its
  * standard output, which the test waits for:
  * <ul>
- *   <li>{@code server PORT [SHARE]}: an echo server bound to every RDMA device at {@code PORT} (0: any),
- *       whose connections from one address may hold {@code SHARE} bytes of registered memory
+ *   <li>{@code server [HOST:]PORT [SHARE]}: an echo server bound to {@code HOST}, or else to every RDMA
+ *       device, at {@code PORT} (0: any), whose connections from one address may hold {@code SHARE} bytes
+ *       of registered memory
  *       ({@code MAX_REGISTERED_MEMORY_PER_ADDRESS}; its default without);
  *       prints {@code listening <port>}, and {@code child-failed: <message>} and {@code child-inactive}
  *       for its connections; runs until killed;</li>
- *   <li>{@code stream HOST PORT}: a client that writes 64 KiB buffers as fast as the connection takes
- *       them and drops what comes back; prints {@code connected}, {@code failed: <message>} and
- *       {@code inactive}, then ends;</li>
+ *   <li>{@code stream HOST PORT [again]}: a client that writes 64 KiB buffers as fast as the connection
+ *       takes them and drops what comes back; prints {@code connected}, {@code failed: <message>} and
+ *       {@code inactive}, then ends, or with {@code again} connects once more as {@code echo} does;</li>
  *   <li>{@code echo HOST PORT}: a client that sends one message and waits for it back; prints
- *       {@code echoed} (exit 0) or {@code failed: <message>} (exit 1).</li>
+ *       {@code carried by RDMA} or {@code carried by TCP: <reason>} once connected, then {@code echoed}
+ *       (exit 0) or {@code failed: <message>} (exit 1).</li>
  * </ul>
  */
 public final class PeerProcess {
@@ -62,10 +65,14 @@ public final class PeerProcess {
         try {
             switch (args[0]) {
                 case "server":
-                    server(group, Integer.parseInt(args[1]), args.length > 2 ? Long.parseLong(args[2]) : 0);
+                    server(group, bindAddress(args[1]), args.length > 2 ? Long.parseLong(args[2]) : 0);
                     break;
                 case "stream":
-                    stream(group, new InetSocketAddress(args[1], Integer.parseInt(args[2])));
+                    InetSocketAddress server = new InetSocketAddress(args[1], Integer.parseInt(args[2]));
+                    stream(group, server);
+                    if (args.length > 3 && "again".equals(args[3])) {
+                        System.exit(echo(group, server) ? 0 : 1);
+                    }
                     break;
                 case "echo":
                     System.exit(echo(group, new InetSocketAddress(args[1], Integer.parseInt(args[2]))) ? 0 : 1);
@@ -78,7 +85,15 @@ public final class PeerProcess {
         }
     }
 
-    private static void server(EventLoopGroup group, int port, long share) throws InterruptedException {
+    /** Returns the address {@code [HOST:]PORT} names: without a host, the wildcard address. */
+    private static InetSocketAddress bindAddress(String address) {
+        int colon = address.lastIndexOf(':');
+        int port = Integer.parseInt(address.substring(colon + 1));
+        return colon < 0 ? new InetSocketAddress(port) : new InetSocketAddress(address.substring(0, colon), port);
+    }
+
+    private static void server(EventLoopGroup group, InetSocketAddress address, long share)
+            throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap();
         if (share > 0) {
             bootstrap.option(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, share);
@@ -89,7 +104,7 @@ public final class PeerProcess {
                     protected void initChannel(Channel ch) {
                         ch.pipeline().addLast(EchoHandler.INSTANCE, new Reporter("child-"));
                     }
-                }).bind(port).sync().channel();
+                }).bind(address).sync().channel();
         say("listening " + ((InetSocketAddress) server.localAddress()).getPort());
         server.closeFuture().sync();
     }
@@ -109,8 +124,10 @@ public final class PeerProcess {
     private static boolean echo(EventLoopGroup group, InetSocketAddress server) throws InterruptedException {
         EchoProbe probe = new EchoProbe(7, 100, 100_000);
         try {
-            Channel channel = new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(probe)
-                    .connect(server).sync().channel();
+            RdmaSocketChannel channel = (RdmaSocketChannel) new Bootstrap().group(group)
+                    .channel(RdmaSocketChannel.class).handler(probe).connect(server).sync().channel();
+            RdmaFallbackReason reason = channel.fallbackReason();
+            say("carried by " + (reason == null ? "RDMA" : "TCP: " + reason));
             probe.writeAll(channel);
             probe.assertEchoed(60);
             channel.close().sync();

@@ -17,11 +17,7 @@ package org.nettyrdma.testsuite.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Tag;
@@ -55,11 +51,7 @@ class RdmaDeviceRemovalTest {
     // 120 s when CI's two lanes share the cores; every step has a bound of its own.
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void channelsFailTheRemovalCompletesAndTheServerServesAgain() throws Exception {
-        RdmaTestEnvironment.assumeDevice();
-        String device = RdmaTestEnvironment.deviceName();
-        String netdev = System.getenv("RDMA_TEST_NETDEV");
-        assumeTrue(device != null && netdev != null, "removing the device needs RDMA_TEST_DEVICE and "
-                + "RDMA_TEST_NETDEV (an rxe device and its netdev, as the rxe VM sets them)");
+        RdmaLink link = RdmaLink.assumeRemovable();
         String address = RdmaTestEnvironment.address().getHostAddress();
 
         try (ChildJvm server = ChildJvm.start(PeerProcess.class, "server", "0")) {
@@ -67,16 +59,16 @@ class RdmaDeviceRemovalTest {
             try (ChildJvm client = ChildJvm.start(PeerProcess.class, "stream", address, port)) {
                 client.awaitLine("connected", 60, TimeUnit.SECONDS);
                 Thread.sleep(2000);
-                removeUnderLoad(device, server, client);
+                removeUnderLoad(link, server, client);
             } catch (Throwable t) {
                 try {
-                    addDeviceBack(device, netdev);
+                    link.addBack();
                 } catch (Throwable again) {
                     t.addSuppressed(again);
                 }
                 throw t;
             }
-            addDeviceBack(device, netdev);
+            link.addBack();
             try (ChildJvm next = ChildJvm.start(PeerProcess.class, "echo", address, port)) {
                 assertEquals(0, next.awaitExit(120, TimeUnit.SECONDS), () -> "a client after the device came back"
                         + " was served by the same server process: " + next.output());
@@ -85,14 +77,8 @@ class RdmaDeviceRemovalTest {
         }
     }
 
-    private static void removeUnderLoad(String device, ChildJvm server, ChildJvm client) throws Exception {
-        long started = System.nanoTime();
-        Result delete = run(REMOVAL_BOUND_SECONDS, "rdma", "link", "delete", device);
-        long removalMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-        System.out.printf("rdma link delete %s took %d ms (exit %d)%n", device, removalMillis, delete.status);
-        assertTrue(delete.finished, "the removal completed within " + REMOVAL_BOUND_SECONDS
-                + " s: every process let go of the device");
-        assertEquals(0, delete.status, () -> "rdma link delete: " + delete.output);
+    private static void removeUnderLoad(RdmaLink link, ChildJvm server, ChildJvm client) throws Exception {
+        link.delete(REMOVAL_BOUND_SECONDS);
 
         String clientFailure = client.awaitLine("failed: ", 30, TimeUnit.SECONDS);
         assertTrue(clientFailure.contains("removed"), () -> "the client's channel names the removal: "
@@ -104,39 +90,5 @@ class RdmaDeviceRemovalTest {
         String serverSide = server.output();
         assertTrue(!serverSide.contains("child-failed: ") || serverSide.contains("child-failed: the RDMA device"),
                 () -> "a failure of the server's channel names the removal: " + serverSide);
-    }
-
-    /** Adds the device again unless it is there, and waits until its port is active. */
-    private static void addDeviceBack(String device, String netdev) throws Exception {
-        if (!link(device).contains("link " + device + '/')) {
-            Result add = run(60, "rdma", "link", "add", device, "type", "rxe", "netdev", netdev);
-            assertEquals(0, add.status, () -> "rdma link add: " + add.output);
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        for (String state = link(device); !state.contains("state ACTIVE"); state = link(device)) {
-            String last = state;
-            assertTrue(System.nanoTime() - deadline < 0, () -> device + " came back ACTIVE within 30 s: " + last);
-            Thread.sleep(100);
-        }
-    }
-
-    /** Returns the line of {@code rdma link show} about {@code device}'s port, or "". */
-    private static String link(String device) throws IOException, InterruptedException {
-        return run(30, "rdma", "link", "show").output.lines().filter(line -> line.startsWith("link " + device + '/'))
-                .findFirst().orElse("");
-    }
-
-    private record Result(boolean finished, int status, String output) {
-    }
-
-    private static Result run(long timeoutSeconds, String... command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(List.of(command)).redirectErrorStream(true).start();
-        boolean finished = process.waitFor(timeoutSeconds, TimeUnit.SECONDS);
-        if (!finished) {
-            // Blocked in the kernel, it cannot be killed; the test fails and says so.
-            return new Result(false, -1, "still running after " + timeoutSeconds + " s");
-        }
-        return new Result(true, process.exitValue(),
-                new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
     }
 }

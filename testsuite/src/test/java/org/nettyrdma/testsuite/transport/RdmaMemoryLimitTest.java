@@ -29,6 +29,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaMemoryMetrics;
 import org.nettyrdma.testkit.ChildJvm;
 import org.nettyrdma.testkit.EchoProbe;
@@ -145,7 +146,9 @@ class RdmaMemoryLimitTest {
      */
     private Channel echoOnce(InetSocketAddress address) throws Exception {
         EchoProbe probe = new EchoProbe(1, 100, 4096);
-        ChannelFuture connect = rdma.client().handler(RdmaTransportFixture.pipeline(probe)).connect(address).await();
+        // Strictly RDMA: with TCP_FALLBACK a connect refused for registered memory would go on over TCP.
+        ChannelFuture connect = rdma.client().option(RdmaChannelOption.TCP_FALLBACK, false)
+                .handler(RdmaTransportFixture.pipeline(probe)).connect(address).await();
         if (!connect.isSuccess()) {
             if (connect.cause() instanceof ConnectException) {
                 throw (ConnectException) connect.cause();

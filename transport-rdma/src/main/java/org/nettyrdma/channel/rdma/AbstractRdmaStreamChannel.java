@@ -41,13 +41,16 @@ import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
  * The byte stream of an RDMA channel over its {@link RdmaConnection}: writes, the read loop and both
  * halves of a close ({@link HalfClosure}). The close lets the queue pair's work requests come back
  * before it frees them ({@link CloseDrain}). How the connection is made is the subclass's
- * ({@link RdmaSocketChannel}).
+ * ({@link RdmaSocketChannel}). A channel carried by TCP instead has no connection: its
+ * {@link TcpCarrier} takes its writes, reads, half-closures and close.
  *
  * <p>Threading: as every Netty channel, all work happens on its event loop.
  */
 abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements DuplexChannel {
 
     volatile RdmaConnection connection;
+    /** The TCP connection that carries the channel instead of RDMA; {@code null} over RDMA. */
+    volatile TcpCarrier carrier;
     /** What {@code metrics()} reports once the connection is gone. */
     RdmaChannelMetrics metricsAtClose = RdmaChannelMetrics.NONE;
     /** The close after {@link RdmaChannelState#CLOSING}: the wait for the last work requests, then the free. */
@@ -84,7 +87,8 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
 
     @Override
     public boolean isInputShutdown() {
-        return halves.isInputShut() || !isActive();
+        TcpCarrier tcp = carrier;
+        return halves.isInputShut() || tcp != null && tcp.isInputShutdown() || !isActive();
     }
 
     @Override
@@ -135,6 +139,9 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
             return;
         }
         halves.shutInput();
+        if (carrier != null) {
+            carrier.shutdownInput();
+        }
         promise.setSuccess();
     }
 
@@ -168,6 +175,10 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
             throw new NotYetConnectedException();
         }
         if (!halves.shutOutput()) {
+            return;
+        }
+        if (carrier != null) {
+            carrier.shutdownOutput();
             return;
         }
         // In order with the data already posted: the peer reads everything, then the end of input.
@@ -207,18 +218,34 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
      */
     final void free() {
         drain.cancelDeadline();
-        if (connection != null) {
-            drain.disconnect();
-            connection.close();
-            metricsAtClose = RdmaChannelMetrics.of(connection, false);
-            connection = null;
+        RdmaConnection closed = releaseConnection();
+        if (closed != null) {
+            metricsAtClose = RdmaChannelMetrics.of(closed, false);
         }
         freeId();
         finishClose();
     }
 
+    /**
+     * Disconnects and frees the connection now, if there is one: the queue pair and its memory.
+     * Returns the connection freed, or {@code null}.
+     */
+    final RdmaConnection releaseConnection() {
+        RdmaConnection current = connection;
+        if (current != null) {
+            drain.disconnect();
+            current.close();
+            connection = null;
+        }
+        return current;
+    }
+
     @Override
     protected void doBeginRead() throws Exception {
+        if (carrier != null) {
+            carrier.read();
+            return;
+        }
         readPending = true;
         if (connection != null && connection.hasInbound()) {
             // Not from inside read(): a handler calling read() in channelRead must not recurse.
@@ -244,7 +271,9 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
 
     @Override
     protected void doWrite(ChannelOutboundBuffer in) throws Exception {
-        if (connection != null) {
+        if (carrier != null) {
+            carrier.write(in);
+        } else if (connection != null) {
             connection.flush(in);
         }
     }
@@ -312,7 +341,8 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         public void connectionFailed(Throwable cause) {
             // First of all, and even while closing (CloseDrain#abort).
             drain.abort();
-            if (!isOpen()) {
+            if (!isOpen() || state() == RdmaChannelState.CONNECTING_TCP) {
+                // Closed, or an RDMA attempt being let go of for TCP: nothing of it reaches the pipeline.
                 return;
             }
             pipeline().fireExceptionCaught(cause);
@@ -323,10 +353,11 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
         @Override
         protected void flush0() {
             // Data written while connecting goes out once connected (like TCP fast open), instead of
-            // failing with NotYetConnectedException.
+            // failing with NotYetConnectedException; over TCP too.
             RdmaChannelState state = state();
             if (state == RdmaChannelState.RESOLVING || state == RdmaChannelState.CONNECTING
-                    || state == RdmaChannelState.AWAITING_HELLO) {
+                    || state == RdmaChannelState.AWAITING_HELLO
+                    || state == RdmaChannelState.CONNECTING_TCP) {
                 return;
             }
             super.flush0();

@@ -36,14 +36,20 @@ import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
 import org.nettyrdma.channel.rdma.internal.ConnectParameters;
+import org.nettyrdma.channel.rdma.memory.RdmaDevice;
 import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
  * The set-up of a channel that connects: {@code rdma_resolve_addr}, {@code rdma_resolve_route}, the
  * queue pair and {@code rdma_connect}, then its {@code HELLO} once the CM reports the connection
  * established. The connect fails with a {@link ConnectException} naming the RDMA CM event and status
- * (no listener, no route, no RDMA device) or with a {@link ConnectTimeoutException} after
- * {@code CONNECT_TIMEOUT_MILLIS}.
+ * or with a {@link ConnectTimeoutException} after {@code CONNECT_TIMEOUT_MILLIS}.
+ *
+ * <p>Where RDMA CM says RDMA is not there (no route, no RDMA listener, a server short of registered
+ * memory, no answer: {@link TcpFallback#reasonFor}) the channel goes on over TCP instead
+ * ({@link RdmaChannelOption#TCP_FALLBACK}): what the attempt holds is freed as a failed connect's close
+ * frees it, and the TCP connect gets what is left of the connect timeout. The RDMA attempt takes at most
+ * half of that timeout, so that a path that drops RDMA silently still leaves TCP its time.
  *
  * <p>Threading: the channel's event loop only.
  */
@@ -54,7 +60,10 @@ final class ClientSetUp extends ConnectionSetUp {
 
     private ChannelPromise connectPromise;
     private Future<?> connectTimeoutFuture;
-    private SocketAddress requestedRemoteAddress;
+    /** Ends the RDMA attempt of a channel that may fall back, at half the connect timeout. */
+    private Future<?> rdmaBoundFuture;
+    private long connectStartNanos;
+    private InetSocketAddress requestedRemoteAddress;
 
     ClientSetUp(RdmaSocketChannel channel) {
         super(channel);
@@ -85,7 +94,16 @@ final class ClientSetUp extends ConnectionSetUp {
             channel.local = checkAddress(localAddress);
         }
         requestedRemoteAddress = target;
-        channel.cm = channel.loop.cm();
+        connectStartNanos = System.nanoTime();
+        try {
+            channel.cm = channel.loop.cm();
+        } catch (IOException e) {
+            // librdmacm opens no event channel where the host has no RDMA device (ENODEV): the devices
+            // were removed before this loop first used RDMA CM. Nothing of RDMA is held yet.
+            connectPromise = promise;
+            fallBack(RdmaFallbackReason.NO_LOCAL_DEVICE, e.getMessage());
+            return;
+        }
         long id = channel.cm.createId(channel.registration);
         channel.id = id;
         int trafficClass = channel.config().getTrafficClass();
@@ -93,19 +111,8 @@ final class ClientSetUp extends ConnectionSetUp {
             // Before the route is resolved: rdma_cm copies the class into it (IP_TOS).
             RdmaNative.setTypeOfService(id, trafficClass);
         }
-        // The source's memory must outlive the native call that reads it, not only its address.
-        InetSocketAddress local = channel.local;
-        SockAddr sourceMemory = local != null ? new SockAddr() : null;
-        long source = sourceMemory != null ? sourceMemory.write(local) : 0;
-        DisniNative.dispatcher()._resolveAddr(id, source, addressMemory.write(target), timeoutMillis());
-        Reference.reachabilityFence(sourceMemory);
-        channel.transition(RdmaChannelState.RESOLVING);
         connectPromise = promise;
-        int timeout = channel.config().getConnectTimeoutMillis();
-        if (timeout > 0) {
-            connectTimeoutFuture = channel.eventLoop().schedule(() -> connectTimedOut(timeout), timeout,
-                    TimeUnit.MILLISECONDS);
-        }
+        scheduleTimeouts();
         promise.addListener((ChannelFutureListener) future -> {
             if (future.isCancelled()) {
                 cancelConnectTimeout();
@@ -113,6 +120,78 @@ final class ClientSetUp extends ConnectionSetUp {
                 close();
             }
         });
+        // The source's memory must outlive the native call that reads it, not only its address.
+        InetSocketAddress local = channel.local;
+        SockAddr sourceMemory = local != null ? new SockAddr() : null;
+        long source = sourceMemory != null ? sourceMemory.write(local) : 0;
+        try {
+            DisniNative.dispatcher()._resolveAddr(id, source, addressMemory.write(target), timeoutMillis());
+        } catch (IOException e) {
+            // No IP route to the address at all (ENETUNREACH), before anything was sent.
+            fallBack(RdmaFallbackReason.NO_ROUTE, e.getMessage());
+            return;
+        } finally {
+            Reference.reachabilityFence(sourceMemory);
+        }
+        channel.transition(RdmaChannelState.RESOLVING);
+    }
+
+    private void scheduleTimeouts() {
+        int timeout = channel.config().getConnectTimeoutMillis();
+        if (timeout <= 0) {
+            return;
+        }
+        connectTimeoutFuture = channel.eventLoop().schedule(() -> connectTimedOut(timeout), timeout,
+                TimeUnit.MILLISECONDS);
+        if (channel.config().isTcpFallback()) {
+            // Every definite answer of RDMA CM comes within milliseconds; only a silent path (RoCE's
+            // packets dropped, no host there) runs into this, and half still spans two of the CM's
+            // 6.4 s connect request tries at the default 30 s (docs/fallback.md).
+            int bound = Math.max(1, timeout / 2);
+            rdmaBoundFuture = channel.eventLoop().schedule(() -> rdmaBoundPassed(bound), bound,
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void rdmaBoundPassed(int bound) {
+        rdmaBoundFuture = null;
+        RdmaChannelState state = channel.state();
+        if (connectPromise != null && (state == RdmaChannelState.RESOLVING || state == RdmaChannelState.CONNECTING)) {
+            fallBack(RdmaFallbackReason.RDMA_UNREACHABLE, "no answer within " + bound
+                    + " ms, half of CONNECT_TIMEOUT_MILLIS, while waiting for " + state.awaited());
+        }
+    }
+
+    /**
+     * Goes on over TCP for {@code reason}, which {@code detail} (the error of RDMA CM) shows, or fails
+     * the connect with both if the channel does not fall back. The RDMA attempt is let go of first,
+     * as a failed connect's close lets go of it.
+     */
+    private void fallBack(RdmaFallbackReason reason, String detail) {
+        if (!channel.config().isTcpFallback()) {
+            failConnect(TcpFallback.refused(reason, detail, requestedRemoteAddress));
+            return;
+        }
+        cancelConnectTimeout();
+        channel.transition(RdmaChannelState.CONNECTING_TCP);
+        channel.drain.release(() -> connectOverTcp(reason));
+    }
+
+    private void connectOverTcp(RdmaFallbackReason reason) {
+        ChannelPromise promise = connectPromise;
+        connectPromise = null;
+        if (promise == null || !channel.isOpen()) {
+            return;
+        }
+        int timeout = channel.config().getConnectTimeoutMillis();
+        long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - connectStartNanos);
+        try {
+            TcpFallback.connect(channel, reason, requestedRemoteAddress, channel.local, promise,
+                    timeout > 0 ? (int) Math.max(1, timeout - elapsed) : 0);
+        } catch (Throwable t) {
+            promise.tryFailure(t);
+            close();
+        }
     }
 
     private void connectTimedOut(int timeout) {
@@ -153,9 +232,19 @@ final class ClientSetUp extends ConnectionSetUp {
 
     @Override
     void setUpEvent(CmEvent event) throws Exception {
+        if (channel.state() == RdmaChannelState.CONNECTING_TCP) {
+            // The RDMA attempt is being let go of: nothing it reports matters any more.
+            return;
+        }
         switch (event.type()) {
             case CmEvent.ADDR_RESOLVED:
-                DisniNative.dispatcher()._resolveRoute(channel.id, timeoutMillis());
+                try {
+                    DisniNative.dispatcher()._resolveRoute(channel.id, timeoutMillis());
+                } catch (IOException e) {
+                    // No RDMA device serves the address (ENODEV for a loopback address), reported by
+                    // the call itself rather than by a ROUTE_ERROR event.
+                    fallBack(RdmaFallbackReason.NO_ROUTE, e.getMessage());
+                }
                 break;
             case CmEvent.ROUTE_RESOLVED:
                 openConnection();
@@ -174,7 +263,14 @@ final class ClientSetUp extends ConnectionSetUp {
             case CmEvent.REJECTED:
             case CmEvent.CONNECT_ERROR:
                 if (connectPromise != null) {
-                    failConnect(new ConnectException(describe(event) + ": " + requestedRemoteAddress));
+                    RdmaChannelState state = channel.state();
+                    RdmaFallbackReason reason = state == RdmaChannelState.RESOLVING
+                            || state == RdmaChannelState.CONNECTING ? TcpFallback.reasonFor(event) : null;
+                    if (reason != null) {
+                        fallBack(reason, detail(event));
+                    } else {
+                        failConnect(new ConnectException(describe(event) + ": " + requestedRemoteAddress));
+                    }
                 } else {
                     lostAfterEstablished(event);
                 }
@@ -182,6 +278,14 @@ final class ClientSetUp extends ConnectionSetUp {
             default:
                 break;
         }
+    }
+
+    /** Says what RDMA CM reported, briefly: for the message of a connect that does not fall back. */
+    private static String detail(CmEvent event) {
+        String reason = event.type() == CmEvent.REJECTED
+                ? RejectReason.describe(RejectReason.decode(event.privateData())) : null;
+        return "RDMA CM " + CmEvent.name(event.type()) + (reason != null ? ": " + reason
+                : ", status " + event.status());
     }
 
     private String describe(CmEvent event) {
@@ -231,12 +335,31 @@ final class ClientSetUp extends ConnectionSetUp {
 
     @Override
     boolean connectLost() {
+        if (channel.state() == RdmaChannelState.CONNECTING_TCP) {
+            // The flushes of the queue pair let go of for TCP.
+            return true;
+        }
         if (connectPromise == null) {
             return false;
         }
         failConnect(new ConnectException("the server closed the connection while waiting for "
                 + channel.state().awaited() + ": " + requestedRemoteAddress));
         return true;
+    }
+
+    @Override
+    boolean deviceRemoved(RdmaDevice device) {
+        RdmaChannelState state = channel.state();
+        if (state == RdmaChannelState.CONNECTING_TCP) {
+            channel.drain.releaseNow();
+            return true;
+        }
+        if (connectPromise != null && (state == RdmaChannelState.RESOLVING || state == RdmaChannelState.CONNECTING)) {
+            fallBack(RdmaFallbackReason.DEVICE_REMOVED,
+                    "the RDMA device " + (device != null ? device + " " : "") + "was removed");
+            return true;
+        }
+        return false;
     }
 
     @Override
@@ -263,6 +386,10 @@ final class ClientSetUp extends ConnectionSetUp {
         if (connectTimeoutFuture != null) {
             connectTimeoutFuture.cancel(false);
             connectTimeoutFuture = null;
+        }
+        if (rdmaBoundFuture != null) {
+            rdmaBoundFuture.cancel(false);
+            rdmaBoundFuture = null;
         }
     }
 }

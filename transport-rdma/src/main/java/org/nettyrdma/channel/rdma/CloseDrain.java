@@ -76,6 +76,8 @@ final class CloseDrain {
     private Stage stage = Stage.CONNECTED;
     /** Ends the wait for the last work requests; {@code null} while none is scheduled. */
     private Future<?> deadline;
+    /** What runs once a channel that falls back to TCP let go of its RDMA attempt ({@link #release}). */
+    private Runnable afterRelease;
 
     CloseDrain(AbstractRdmaStreamChannel channel) {
         this.channel = channel;
@@ -115,6 +117,30 @@ final class CloseDrain {
         }
         freeIfDrained();
         scheduleDeadlineWhileClosing();
+    }
+
+    /**
+     * Lets go of the RDMA attempt of a channel that falls back to TCP
+     * ({@link RdmaChannelState#CONNECTING_TCP}) as the close of a failed connect does: the queue pair goes
+     * to the error state, and once its work requests came back (or the deadline passed) the connection
+     * and the id are freed. Then {@code then} runs, unless the channel closed meanwhile.
+     */
+    void release(Runnable then) {
+        afterRelease = then;
+        if (channel.connection == null || stage == Stage.ABANDONED) {
+            freeNow();
+            return;
+        }
+        disconnect();
+        freeIfDrained();
+        scheduleDeadlineWhileClosing();
+    }
+
+    /** The device of a channel that lets go of its RDMA attempt is going away: it frees at once. */
+    void releaseNow() {
+        if (afterRelease != null) {
+            freeNow();
+        }
     }
 
     /** Every posted send completed: a closed channel disconnects, unless an end of stream still waits for a slot. */
@@ -177,9 +203,30 @@ final class CloseDrain {
      */
     void freeIfDrained() {
         RdmaConnection connection = channel.connection;
-        if (channel.state() == RdmaChannelState.CLOSING && connection != null
-                && connection.outstandingWorkRequests() == 0) {
+        if (draining() && connection != null && connection.outstandingWorkRequests() == 0) {
+            freeNow();
+        }
+    }
+
+    /** Returns {@code true} while the channel waits for its work requests to free its queue pair. */
+    private boolean draining() {
+        RdmaChannelState state = channel.state();
+        return state == RdmaChannelState.CLOSING || state == RdmaChannelState.CONNECTING_TCP && afterRelease != null;
+    }
+
+    /** Frees the queue pair now: the channel closes, or goes on to TCP. */
+    private void freeNow() {
+        Runnable then = afterRelease;
+        afterRelease = null;
+        if (channel.state() == RdmaChannelState.CLOSING) {
             channel.free();
+            return;
+        }
+        cancelDeadline();
+        channel.releaseConnection();
+        channel.freeId();
+        if (then != null) {
+            then.run();
         }
     }
 
@@ -192,13 +239,14 @@ final class CloseDrain {
     }
 
     private void scheduleDeadlineWhileClosing() {
-        if (channel.state() == RdmaChannelState.CLOSING) {
+        if (draining()) {
+            cancelDeadline();
             deadline = channel.eventLoop().schedule(this::deadlinePassed, TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 
     private void deadlinePassed() {
-        if (channel.state() != RdmaChannelState.CLOSING || channel.connection == null) {
+        if (!draining() || channel.connection == null) {
             return;
         }
         // What already came back counts as in time, and may end the drain (freeIfDrained) or its first wait.
@@ -207,7 +255,7 @@ final class CloseDrain {
     }
 
     private void overdue(Stage atDeadline) {
-        if (channel.state() != RdmaChannelState.CLOSING || channel.connection == null) {
+        if (!draining() || channel.connection == null) {
             return;
         }
         if (stage != atDeadline) {
@@ -227,6 +275,6 @@ final class CloseDrain {
         // the channel (its loop is shutting down and polls no more), waiting longer only holds memory.
         logger.debug("{}: {} not flushed {} ms after the queue pair went to the error state: freeing it",
                 channel, channel.connection.describeOutstanding(), TIMEOUT_MILLIS);
-        channel.free();
+        freeNow();
     }
 }

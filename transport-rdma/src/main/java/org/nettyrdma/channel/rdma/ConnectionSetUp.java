@@ -94,6 +94,14 @@ abstract class ConnectionSetUp {
         return false;
     }
 
+    /**
+     * The channel's device ({@code null} if not known yet) is going away, and the channel is open:
+     * returns {@code true} if the set-up dealt with it, {@code false} for the channel to fail.
+     */
+    boolean deviceRemoved(RdmaDevice device) {
+        return false;
+    }
+
     /** The peer's {@code HELLO} arrived: the set-up is over, and the channel is about to become active. */
     void helloReceived() {
     }

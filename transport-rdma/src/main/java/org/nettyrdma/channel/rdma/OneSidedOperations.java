@@ -270,6 +270,11 @@ public final class OneSidedOperations {
     }
 
     private RdmaConnection connectedOrFail(Promise<?> promise) {
+        TcpCarrier tcp = channel.carrier;
+        if (tcp != null) {
+            promise.setFailure(tcp.oneSidedUnsupported());
+            return null;
+        }
         RdmaConnection connection = channel.connection;
         if (connection == null || !channel.isActive()) {
             promise.setFailure(new ClosedChannelException());

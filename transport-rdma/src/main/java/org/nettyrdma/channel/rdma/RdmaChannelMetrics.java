@@ -25,6 +25,9 @@ import org.nettyrdma.channel.rdma.connection.RdmaConnection;
  * connection holds. Taken by {@link RdmaSocketChannel#metrics()}; an immutable snapshot, so one
  * instance never changes and two can be subtracted for a rate.
  *
+ * <p>A channel carried by TCP ({@link RdmaChannelOption#TCP_FALLBACK}) says why in
+ * {@link #fallbackReason()}, and counts nothing of RDMA.
+ *
  * <p>Payload bytes only: the 16-byte message headers and control messages are counted apart. A
  * channel that was never connected reports zeros; a closed one reports its totals at close.
  */
@@ -50,6 +53,7 @@ public final class RdmaChannelMetrics {
     private final long registeredBytes;
     private final long stagingBytes;
     private final int maxInlineData;
+    private final RdmaFallbackReason fallbackReason;
 
     /** Returns what {@code connection} did so far; with {@code open} false, as a closed channel reports it. */
     static RdmaChannelMetrics of(RdmaConnection connection, boolean open) {
@@ -57,7 +61,18 @@ public final class RdmaChannelMetrics {
                 open ? connection.stagingBytes() : 0, open ? connection.maxInlineData() : 0);
     }
 
+    /** Returns the metrics of a channel carried by TCP for {@code reason}. */
+    static RdmaChannelMetrics carriedByTcp(RdmaFallbackReason reason) {
+        return new RdmaChannelMetrics(new ConnectionCounters(), 0, 0, 0, reason);
+    }
+
     RdmaChannelMetrics(ConnectionCounters counters, long registeredBytes, long stagingBytes, int maxInlineData) {
+        this(counters, registeredBytes, stagingBytes, maxInlineData, null);
+    }
+
+    private RdmaChannelMetrics(ConnectionCounters counters, long registeredBytes, long stagingBytes, int maxInlineData,
+                               RdmaFallbackReason fallbackReason) {
+        this.fallbackReason = fallbackReason;
         this.sends = counters.sends;
         this.sendBytes = counters.sendBytes;
         this.rdmaWrites = counters.rdmaWrites;
@@ -76,6 +91,14 @@ public final class RdmaChannelMetrics {
         this.registeredBytes = registeredBytes;
         this.stagingBytes = stagingBytes;
         this.maxInlineData = maxInlineData;
+    }
+
+    /**
+     * Returns why the channel is carried by TCP, or {@code null} if RDMA carries it (or it never
+     * connected): as {@link RdmaSocketChannel#fallbackReason()}.
+     */
+    public RdmaFallbackReason fallbackReason() {
+        return fallbackReason;
     }
 
     /** Returns the data Sends posted: small writes, several of one flush coalesced into each. */
@@ -209,6 +232,9 @@ public final class RdmaChannelMetrics {
 
     @Override
     public String toString() {
+        if (fallbackReason != null) {
+            return "RdmaChannelMetrics(carried by TCP: " + fallbackReason + ')';
+        }
         return "RdmaChannelMetrics(sends: " + sends + ", " + sendBytes + " B; RDMA Writes: " + rdmaWrites + ", "
                 + rdmaWriteBytes + " B; copied: " + copiedBytes + " B; control messages: " + controlMessages
                 + "; received: " + receivedSends + " Sends, " + receivedWrites + " Writes, " + receivedBytes

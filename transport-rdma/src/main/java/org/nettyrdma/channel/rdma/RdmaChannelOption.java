@@ -156,6 +156,15 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
      */
     public static final ChannelOption<Integer> RNR_RETRY_COUNT = valueOf(RdmaChannelOption.class, "RNR_RETRY_COUNT");
 
+    /**
+     * Whether a channel that cannot be carried by RDMA is carried by TCP instead; default
+     * {@code true}. A client falls back when this process has no RDMA device
+     * ({@link RdmaFallbackReason}); a server also listens on TCP at its address and port and hands
+     * TCP clients to its pipeline as it does RDMA ones. With {@code false} the channel is strictly
+     * RDMA: a connect fails with what was missing (docs/fallback.md).
+     */
+    public static final ChannelOption<Boolean> TCP_FALLBACK = valueOf(RdmaChannelOption.class, "TCP_FALLBACK");
+
     @SuppressWarnings({ "unused", "deprecation" })
     private RdmaChannelOption() {
         super(null);

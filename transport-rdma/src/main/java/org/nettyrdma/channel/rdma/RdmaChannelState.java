@@ -21,6 +21,7 @@ package org.nettyrdma.channel.rdma;
  *
  * <pre>
  *  connect:  NEW -&gt; RESOLVING -&gt; CONNECTING -&gt; AWAITING_HELLO -&gt; ACTIVE -&gt; HALF_CLOSED
+ *  over TCP: NEW, RESOLVING or CONNECTING -&gt; CONNECTING_TCP -&gt; ACTIVE -&gt; HALF_CLOSED
  *  accept:   NEW -------------------------------&gt; AWAITING_HELLO -&gt; ACTIVE -&gt; HALF_CLOSED
  *  listen:   NEW -----------------------------------------------------&gt; ACTIVE
  *  close:    any of the above -&gt; CLOSING -&gt; CLOSED
@@ -33,6 +34,11 @@ enum RdmaChannelState {
     RESOLVING("address and route resolution"),
     /** The queue pair exists and {@code rdma_connect} was sent: waiting for the CM's ESTABLISHED. */
     CONNECTING("the server to accept (RDMA CM ESTABLISHED)"),
+    /**
+     * Carried by TCP ({@link TcpFallback}): what an RDMA attempt holds is being let go of, then the TCP
+     * connection is made.
+     */
+    CONNECTING_TCP("the TCP connection of a fallback"),
     /** Connected at the CM; this side's HELLO is out or due, the peer's has not arrived. */
     AWAITING_HELLO("the server's HELLO"),
     /** Both HELLOs exchanged (a server channel: listening): the channel carries data both ways. */
@@ -72,11 +78,14 @@ enum RdmaChannelState {
     boolean canBecome(RdmaChannelState next) {
         switch (this) {
             case NEW:
-                return next == RESOLVING || next == AWAITING_HELLO || next == ACTIVE || next == CLOSING;
+                return next == RESOLVING || next == CONNECTING_TCP || next == AWAITING_HELLO || next == ACTIVE
+                        || next == CLOSING;
             case RESOLVING:
-                return next == CONNECTING || next == CLOSING;
+                return next == CONNECTING || next == CONNECTING_TCP || next == CLOSING;
             case CONNECTING:
-                return next == AWAITING_HELLO || next == CLOSING;
+                return next == AWAITING_HELLO || next == CONNECTING_TCP || next == CLOSING;
+            case CONNECTING_TCP:
+                return next == ACTIVE || next == CLOSING;
             case AWAITING_HELLO:
                 return next == ACTIVE || next == CLOSING;
             case ACTIVE:

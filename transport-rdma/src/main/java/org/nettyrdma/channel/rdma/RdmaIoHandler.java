@@ -15,15 +15,19 @@
  */
 package org.nettyrdma.channel.rdma;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.IoRegistration;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import io.netty.util.internal.logging.InternalLogger;
@@ -42,6 +46,11 @@ import org.nettyrdma.channel.rdma.loop.RdmaLoop;
  * loop. An RDMA channel's registration has no fd: its id travels in the {@code wr_id} of each work
  * request the channel posts, and each completion and RDMA CM event reaches the channel's
  * {@link IoHandle#handle} with its registration, found by that id ({@link RdmaIoRegistration}).
+ *
+ * <p>Where this process has no RDMA ({@link Rdma#isAvailable()} is {@code false}) the loop is an
+ * epoll loop, and it opens nothing of RDMA: its RDMA channels are carried by TCP
+ * ({@link RdmaChannelOption#TCP_FALLBACK}) or fail to connect and bind naming
+ * {@link Rdma#unavailabilityCause()}.
  *
  * <p>A loop that runs out of work polls its completion queues a while before it arms them and
  * waits: up to a bound while its polls keep finding work, less as they miss, none once it is idle
@@ -67,6 +76,12 @@ public final class RdmaIoHandler implements IoHandler {
      */
     private static final long EPOLL_LOOK_INTERVAL_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
+    /**
+     * The loops' shared state by their executor, which is the event loop that runs the handler (Netty
+     * makes each loop's handler with the loop itself): {@link #fallbacks} finds a group's loops here.
+     */
+    private static final Map<ThreadAwareExecutor, RdmaLoop> LOOPS = new ConcurrentHashMap<>();
+
     private final ThreadAwareExecutor executor;
     private final IoHandler epoll;
     private final RdmaLoop loop;
@@ -85,6 +100,24 @@ public final class RdmaIoHandler implements IoHandler {
         this.loop = new RdmaLoop(epoll, executor, config.getCompletionQueueEntries(), config.getPollBudget());
         this.busyPollNanos = TimeUnit.MICROSECONDS.toNanos(config.getBusyPollMicros());
         this.adaptivePoll = new AdaptivePoll(TimeUnit.MICROSECONDS.toNanos(config.getAdaptivePollMicros()));
+        LOOPS.put(executor, loop);
+    }
+
+    /**
+     * Returns how many channels of {@code group}'s loops fell back to TCP so far, by reason
+     * ({@link RdmaChannelOption#TCP_FALLBACK}): each loop's {@link RdmaLoopMetrics#fallbacks()} added
+     * up. A group of other loops, or one shut down, counts none. Read from any thread; a loop's
+     * latest fallbacks may not be seen yet.
+     */
+    public static RdmaFallbackCounts fallbacks(EventLoopGroup group) {
+        RdmaFallbackCounts sum = RdmaFallbackCounts.NONE;
+        for (EventExecutor executor : group) {
+            RdmaLoop loop = LOOPS.get(executor);
+            if (loop != null) {
+                sum = sum.plus(loop.fallbacks());
+            }
+        }
+        return sum;
     }
 
     /** Returns a factory of handlers for {@code MultiThreadIoEventLoopGroup} with the default config. */
@@ -107,7 +140,8 @@ public final class RdmaIoHandler implements IoHandler {
      */
     public static IoHandlerFactory newFactory(RdmaIoHandlerConfig config) {
         RdmaIoHandlerConfig copy = new RdmaIoHandlerConfig(config);
-        Rdma.ensureAvailability();
+        // Epoll is required (the factory below ensures it), RDMA is not: without it the loop runs
+        // epoll alone, and its RDMA channels fall back to TCP or fail saying why (Rdma#unavailabilityCause).
         IoHandlerFactory epollFactory = EpollIoHandler.newFactory();
         return new IoHandlerFactory() {
             @Override
@@ -237,6 +271,7 @@ public final class RdmaIoHandler implements IoHandler {
         // just before; a channel still open is closed anyway (its events are lost). Closed channels
         // whose work requests are still in flight free their QPs in loop.close(), or a QP would keep
         // the loop's CQ from being freed.
+        LOOPS.remove(executor);
         closeChannels();
         loop.close();
         epoll.destroy();

@@ -21,11 +21,13 @@ package org.nettyrdma.channel.rdma;
  * queue before waiting, and how its polling fared (adaptive or fixed: {@link RdmaIoHandlerConfig}). Taken by
  * {@link RdmaSocketChannel#loopMetrics()}; an immutable snapshot, so two can be subtracted for a rate.
  * Wake-ups per completion is the figure to watch for latency: each one is a thread switch and
- * system calls, which busy polling and the loop's lazy arming of its queues avoid.
+ * system calls, which busy polling and the loop's lazy arming of its queues avoid. The loop's
+ * channels that fell back to TCP are counted here too ({@link #fallbacks()}).
  */
 public final class RdmaLoopMetrics {
 
-    static final RdmaLoopMetrics NONE = new RdmaLoopMetrics(0, 0, 0, 0, 0, 0, RdmaReceiveQueueMetrics.NONE);
+    static final RdmaLoopMetrics NONE = new RdmaLoopMetrics(0, 0, 0, 0, 0, 0, RdmaReceiveQueueMetrics.NONE,
+            RdmaFallbackCounts.NONE);
 
     private final long wakeUps;
     private final long completions;
@@ -34,11 +36,13 @@ public final class RdmaLoopMetrics {
     private final long busyPollHits;
     private final long busyPollNanos;
     private final RdmaReceiveQueueMetrics receiveQueues;
+    private final RdmaFallbackCounts fallbacks;
 
     /** Creates a snapshot of these counts; the transport takes them with {@link RdmaSocketChannel#loopMetrics()}. */
     public RdmaLoopMetrics(long wakeUps, long completions, long arms, long busyPolls, long busyPollHits,
-                           long busyPollNanos, RdmaReceiveQueueMetrics receiveQueues) {
+                           long busyPollNanos, RdmaReceiveQueueMetrics receiveQueues, RdmaFallbackCounts fallbacks) {
         this.receiveQueues = receiveQueues;
+        this.fallbacks = fallbacks;
         this.wakeUps = wakeUps;
         this.completions = completions;
         this.arms = arms;
@@ -88,10 +92,18 @@ public final class RdmaLoopMetrics {
         return receiveQueues;
     }
 
+    /**
+     * Returns the loop's channels that fell back to TCP, by reason: its clients', and the TCP
+     * connections its server channels accepted.
+     */
+    public RdmaFallbackCounts fallbacks() {
+        return fallbacks;
+    }
+
     @Override
     public String toString() {
         return "RdmaLoopMetrics(wakeUps: " + wakeUps + ", completions: " + completions + ", arms: " + arms
                 + ", busyPolls: " + busyPolls + ", busyPollHits: " + busyPollHits + ", busyPollNanos: "
-                + busyPollNanos + ", " + receiveQueues + ')';
+                + busyPollNanos + ", " + receiveQueues + ", " + fallbacks + ')';
     }
 }

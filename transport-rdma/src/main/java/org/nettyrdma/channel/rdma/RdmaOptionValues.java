@@ -23,10 +23,10 @@ import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 
 /**
  * The values of a connection's {@link RdmaChannelOption}s, with their defaults and their bounds: how its
- * queue pair and receive slots are sized, how long its timers wait, and which memory and receive queue it
- * uses. {@link RdmaSocketChannelConfig} answers for them to users and forwards here; a connection
- * reads them once, when its set-up begins ({@code ConnectionSettings}). Fields are volatile: a user may
- * set a value from any thread while the event loop reads it.
+ * queue pair and receive slots are sized, how long its timers wait, which memory and receive queue it
+ * uses, and whether TCP carries it where RDMA cannot. {@link RdmaSocketChannelConfig} answers for them to
+ * users and forwards here; a connection reads them once, when its set-up begins ({@code ConnectionSettings}).
+ * Fields are volatile: a user may set a value from any thread while the event loop reads it.
  */
 final class RdmaOptionValues {
 
@@ -42,6 +42,7 @@ final class RdmaOptionValues {
     private volatile boolean exposeMemory;
     private volatile boolean sharedReceiveQueue;
     private volatile int rnrRetryCount = ConnectParameters.RNR_RETRY_COUNT;
+    private volatile boolean tcpFallback = true;
 
     int receiveSlots() {
         return receiveSlots;
@@ -137,5 +138,13 @@ final class RdmaOptionValues {
 
     void rnrRetryCount(int rnrRetryCount) {
         this.rnrRetryCount = checkInRange(rnrRetryCount, 0, 7, "rnrRetryCount");
+    }
+
+    boolean tcpFallback() {
+        return tcpFallback;
+    }
+
+    void tcpFallback(boolean tcpFallback) {
+        this.tcpFallback = tcpFallback;
     }
 }

@@ -26,18 +26,26 @@ import java.util.concurrent.TimeUnit;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
+import org.nettyrdma.channel.rdma.memory.RdmaDevice;
 import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
  * A {@link ServerSocketChannel} over RDMA: an RDMA CM listener on an IPv4 address of an RDMA
  * interface, or on the wildcard address (every RDMA device). Each connect request becomes an
  * {@link RdmaSocketChannel}, whose id moves to the event loop the child is registered with.
+ *
+ * <p>With {@link RdmaChannelOption#TCP_FALLBACK} (the default) it also listens on TCP at the same
+ * address and port ({@link TcpListener}; with port 0, TCP picks the port and RDMA CM takes the same
+ * one), and each TCP connection becomes an {@link RdmaSocketChannel} carried by TCP
+ * ({@link RdmaFallbackReason#PEER_USED_TCP}) that goes up the pipeline as RDMA children do and counts
+ * against the same per-address bounds. Where this process has no RDMA it listens on TCP only.
  *
  * <p>Its life cycle is the short one of {@link RdmaChannelState}: {@code NEW}, {@code ACTIVE} once
  * listening (also while its device is away and it waits to listen again, since it is still the
@@ -56,6 +64,8 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
     private final Admission admission = new Admission();
     private InetSocketAddress local;
     private boolean readPending;
+    /** The TCP side of the server; {@code null} with TCP_FALLBACK off. */
+    private TcpListener tcp;
 
     /** Creates a server channel. */
     public RdmaServerSocketChannel() {
@@ -104,9 +114,62 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             // so the IPv6 wildcard a dual-stack JVM may give means the IPv4 one.
             address = new InetSocketAddress(IPV4_ANY, address.getPort());
         }
-        cm = loop.cm();
-        listen(address);
+        if (config.isTcpFallback()) {
+            tcp = new TcpListener(this);
+            tcp.bind(eventLoop(), address);
+            local = tcp.localAddress();
+            address = new InetSocketAddress(address.getAddress(), local.getPort());
+        } else if (!Rdma.isAvailable()) {
+            throw new IOException("cannot listen on RDMA at " + address + " (TCP_FALLBACK is off): "
+                    + Rdma.unavailabilityCause().getMessage(), Rdma.unavailabilityCause());
+        }
+        if (Rdma.isAvailable()) {
+            try {
+                cm = loop.cm();
+                listen(address);
+            } catch (IOException e) {
+                if (tcp == null || cm != null) {
+                    closeTcp();
+                    throw e;
+                }
+                // librdmacm opens no event channel on a host whose RDMA devices were all removed
+                // (ENODEV): the server serves TCP meanwhile, as a server that lost its device does.
+                logger.warn("{}: cannot listen on RDMA CM ({}); serving TCP, and listening on RDMA CM once a "
+                        + "device is back", this, e.getMessage());
+                listenAgainLater();
+            }
+        }
         transition(RdmaChannelState.ACTIVE);
+    }
+
+    private void closeTcp() {
+        if (tcp != null) {
+            tcp.close();
+            tcp = null;
+        }
+    }
+
+    /**
+     * Takes a connection {@link TcpListener} accepted: within the per-address bounds, it goes up the
+     * pipeline as an {@link RdmaSocketChannel} carried by TCP; beyond them it is closed, as a TCP
+     * server has no way to say why.
+     */
+    void acceptCarried(EpollSocketChannel accepted) {
+        Admission.Ticket ticket = admission.enter();
+        InetSocketAddress peer = accepted.remoteAddress();
+        Admission.Verdict verdict = peer == null ? Admission.Verdict.TOO_MANY_CONNECTIONS : ticket.admit(
+                peer.getAddress(), 0, config.getMaxConnectionsPerAddress(), config.getMaxRegisteredMemoryPerAddress());
+        ticket.setUpEnded();
+        if (verdict != Admission.Verdict.ADMITTED) {
+            logger.debug("{}: closing a TCP connection from {}: {}", this, peer, verdict);
+            ticket.release();
+            accepted.unsafe().closeForcibly();
+            return;
+        }
+        TcpFallback.fellBack(loop, peer, RdmaFallbackReason.PEER_USED_TCP);
+        RdmaSocketChannel child = new RdmaSocketChannel(this, accepted, ticket);
+        pipeline().fireChannelRead(child);
+        ((ServerUnsafe) unsafe()).refuseUnclaimed(child);
     }
 
     /** Binds a new listening id to {@code address} and listens; sets {@link #local}. */
@@ -126,10 +189,10 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
     }
 
     /**
-     * The device of the listening address is being removed: the listening id must go, or the removal
-     * waits for it. The channel stays open and listens again at the same address and port, once a
-     * second, until a device has that address again (a wildcard listener hears of no removal and
-     * goes on by itself).
+     * The device of the listening address is being removed, or none was there when the server bound:
+     * the listening id must go, or the removal waits for it. The channel stays open and listens again
+     * at the same address and port, once a second, until a device has that address again (a wildcard
+     * listener hears of no removal and goes on by itself).
      */
     private void listenAgainLater() {
         freeId();
@@ -138,6 +201,9 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
                 return;
             }
             try {
+                if (cm == null) {
+                    cm = loop.cm();
+                }
                 listen(local);
                 logger.info("{}: listening again", this);
             } catch (IOException e) {
@@ -160,6 +226,7 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             // Refused as a port without a listener refuses: this one is gone.
             reject(request, 0);
         }
+        closeTcp();
         freeId();
         finishClose();
     }
@@ -167,6 +234,9 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
     @Override
     protected void doBeginRead() throws Exception {
         readPending = true;
+        if (tcp != null) {
+            tcp.read();
+        }
         if (!pendingRequests.isEmpty()) {
             eventLoop().execute(((ServerUnsafe) unsafe())::acceptPending);
         }
@@ -223,7 +293,22 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             } else if (event.type() == CmEvent.DEVICE_REMOVAL) {
                 logger.warn("{}: the RDMA device of {} was removed; listening again once it is back",
                         RdmaServerSocketChannel.this, local);
+                abandonDevice(event.id());
                 listenAgainLater();
+            }
+        }
+
+        /**
+         * Gives up the removed device's context that {@code removedId} holds, unless a device of this
+         * process holds it: a server that only ever served TCP there holds the device through its
+         * listening id alone.
+         */
+        private void abandonDevice(long removedId) {
+            try {
+                RdmaDevice.abandonUnheld(DisniNative.dispatcher()._getContext(removedId));
+            } catch (IOException e) {
+                logger.warn("{}: the removed RDMA device's context is unknown; its removal may wait for this "
+                        + "process to end", RdmaServerSocketChannel.this, e);
             }
         }
 
@@ -251,7 +336,7 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
          * assigns the child its event loop at once, even when it runs later on that loop, so a child
          * without one was dropped.
          */
-        private void refuseUnclaimed(RdmaSocketChannel child) {
+        void refuseUnclaimed(RdmaSocketChannel child) {
             if (child.isOpen() && !child.hasEventLoop()) {
                 logger.warn("{}: the pipeline did not register the accepted channel {}; refusing its peer's"
                         + " connect request (see the exception the pipeline reported)", RdmaServerSocketChannel.this,

@@ -46,6 +46,7 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
 
     private volatile int backlog = NetUtil.SOMAXCONN;
     private volatile boolean reuseAddress;
+    private volatile boolean tcpFallback = true;
     private volatile int receiveBufferSize = RdmaSocketChannelConfig.DEFAULT_BUFFER_SIZE;
     private volatile long maxRegisteredMemoryPerAddress = RegisteredMemoryBudget.limit() / 2;
     private volatile int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
@@ -60,7 +61,8 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), SO_BACKLOG, SO_REUSEADDR, SO_RCVBUF,
-                RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, RdmaChannelOption.MAX_CONNECTIONS_PER_ADDRESS);
+                RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, RdmaChannelOption.MAX_CONNECTIONS_PER_ADDRESS,
+                RdmaChannelOption.TCP_FALLBACK);
     }
 
     @SuppressWarnings("unchecked")
@@ -81,6 +83,9 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
         if (option == RdmaChannelOption.MAX_CONNECTIONS_PER_ADDRESS) {
             return (T) Integer.valueOf(getMaxConnectionsPerAddress());
         }
+        if (option == RdmaChannelOption.TCP_FALLBACK) {
+            return (T) Boolean.valueOf(isTcpFallback());
+        }
         return super.getOption(option);
     }
 
@@ -97,6 +102,8 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
             setMaxRegisteredMemoryPerAddress((Long) value);
         } else if (option == RdmaChannelOption.MAX_CONNECTIONS_PER_ADDRESS) {
             setMaxConnectionsPerAddress((Integer) value);
+        } else if (option == RdmaChannelOption.TCP_FALLBACK) {
+            setTcpFallback((Boolean) value);
         } else {
             return super.setOption(option, value);
         }
@@ -139,6 +146,20 @@ public final class RdmaServerSocketChannelConfig extends DefaultChannelConfig im
      */
     public RdmaServerSocketChannelConfig setMaxConnectionsPerAddress(int connections) {
         this.maxConnectionsPerAddress = checkPositive(connections, "maxConnectionsPerAddress");
+        return this;
+    }
+
+    /**
+     * Returns {@code true} if the server also listens on TCP at its address and port and accepts TCP
+     * clients into its pipeline ({@link RdmaChannelOption#TCP_FALLBACK}).
+     */
+    public boolean isTcpFallback() {
+        return tcpFallback;
+    }
+
+    /** Sets whether the server also listens on TCP at its address and port ({@link RdmaChannelOption#TCP_FALLBACK}). */
+    public RdmaServerSocketChannelConfig setTcpFallback(boolean tcpFallback) {
+        this.tcpFallback = tcpFallback;
         return this;
     }
 

@@ -19,11 +19,14 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.Future;
@@ -44,7 +47,14 @@ import org.nettyrdma.channel.rdma.memory.RdmaDevice;
  * or a {@link ConnectTimeoutException} after {@code CONNECT_TIMEOUT_MILLIS}. This class is the
  * connected channel (its addresses, metrics, one-sided operations, keep-alive, the loss of its
  * device); how it gets connected is its {@link ConnectionSetUp}'s, and the byte stream and the close
- * are its base's. Threading: as every Netty channel, all work happens on its event loop.
+ * are its base's.
+ *
+ * <p>Where RDMA cannot carry it, a TCP connection does ({@link RdmaChannelOption#TCP_FALLBACK},
+ * {@link #fallbackReason()}): a channel that connects goes on over TCP where this process has no RDMA
+ * or RDMA CM says RDMA is not there ({@link TcpFallback}), and a server accepts TCP clients as such
+ * channels; the pipeline sees the same bytes and events either way ({@link TcpCarrier}).
+ *
+ * <p>Threading: as every Netty channel, all work happens on its event loop.
  */
 public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implements SocketChannel {
 
@@ -72,6 +82,18 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
         config = new RdmaSocketChannelConfig(this);
         setUp = new AcceptedSetUp(this, acceptedFrom, admission);
         this.id = childId;
+    }
+
+    /** Creates a channel for a TCP connection a server channel accepted ({@link TcpListener}). */
+    RdmaSocketChannel(RdmaServerSocketChannel parent, EpollSocketChannel accepted, Admission.Ticket admission) {
+        super(parent);
+        config = new RdmaSocketChannelConfig(this);
+        setUp = new TcpAcceptedSetUp(this, admission);
+        carrier = new TcpCarrier(this, accepted, RdmaFallbackReason.PEER_USED_TCP);
+        local = accepted.localAddress();
+        remote = accepted.remoteAddress();
+        // Connected already, as an accepted epoll channel is: active from its registration on.
+        transition(RdmaChannelState.ACTIVE);
     }
 
     @Override
@@ -112,11 +134,33 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
     /**
      * Returns what this channel's connection did so far: Sends and RDMA Writes posted and received,
      * bytes copied, credit stalls, keep-alive probes, registered memory. Counted on the event loop:
-     * read on another thread, the snapshot may lag. After close, the totals at close.
+     * read on another thread, the snapshot may lag. After close, the totals at close. A channel carried
+     * by TCP says why, and counts nothing of RDMA.
      */
     public RdmaChannelMetrics metrics() {
+        TcpCarrier tcp = carrier;
+        if (tcp != null) {
+            return RdmaChannelMetrics.carriedByTcp(tcp.reason());
+        }
         RdmaConnection connection = this.connection;
         return connection != null ? RdmaChannelMetrics.of(connection, true) : metricsAtClose;
+    }
+
+    /**
+     * Returns why this channel is carried by TCP ({@link RdmaChannelOption#TCP_FALLBACK}), or
+     * {@code null} if RDMA carries it or it has not connected yet.
+     */
+    public RdmaFallbackReason fallbackReason() {
+        TcpCarrier tcp = carrier;
+        return tcp != null ? tcp.reason() : null;
+    }
+
+    /** Gives {@code option} to this channel's TCP socket at once, if TCP carries it. */
+    <T> void setCarrierOption(ChannelOption<T> option, T value) {
+        TcpCarrier tcp = carrier;
+        if (tcp != null) {
+            tcp.carrier().config().setOption(option, value);
+        }
     }
 
     /**
@@ -139,8 +183,37 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
     }
 
     @Override
+    protected void doRegister(ChannelPromise promise) {
+        if (carrier != null) {
+            // Accepted over TCP: only its carrier registers, with the loop's epoll.
+            carrier.register(eventLoop(), promise);
+        } else {
+            super.doRegister(promise);
+        }
+    }
+
+    @Override
     void registered() {
         setUp.registered();
+    }
+
+    /** The TCP connect of a channel that fell back succeeded: the channel becomes active. */
+    void carrierConnected(ChannelPromise promise) {
+        if (!isOpen()) {
+            promise.tryFailure(new ClosedChannelException());
+            return;
+        }
+        transition(RdmaChannelState.ACTIVE);
+        local = carrier.localAddress();
+        remote = carrier.remoteAddress();
+        boolean promiseSet = promise.trySuccess();
+        pipeline().fireChannelActive();
+        if (!promiseSet) {
+            close(voidPromise());
+            return;
+        }
+        // What was written while TCP connected goes out now, as over RDMA.
+        streamUnsafe().writeSpaceAvailable();
     }
 
     @Override
@@ -153,6 +226,11 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
     void beginClose() throws Exception {
         setUp.beginClose();
         stopKeepAlive();
+        if (carrier != null) {
+            carrier.close();
+            finishClose();
+            return;
+        }
         super.beginClose();
     }
 
@@ -173,7 +251,7 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
             free();
             return;
         }
-        if (!isOpen()) {
+        if (!isOpen() || setUp.deviceRemoved(device)) {
             return;
         }
         setUp.fail(new IOException("the RDMA device " + (device != null ? device + " " : "") + "was removed"));
@@ -233,7 +311,13 @@ public final class RdmaSocketChannel extends AbstractRdmaStreamChannel implement
                 return;
             }
             try {
-                setUp.connect(remoteAddress, localAddress, promise);
+                if (Rdma.isAvailable()) {
+                    setUp.connect(remoteAddress, localAddress, promise);
+                } else {
+                    TcpFallback.connect(RdmaSocketChannel.this, RdmaFallbackReason.NO_LOCAL_DEVICE,
+                            ClientSetUp.checkAddress(remoteAddress), localAddress != null ? localAddress : local,
+                            promise, config.getConnectTimeoutMillis());
+                }
             } catch (Throwable t) {
                 promise.tryFailure(setUp.annotate(t));
                 closeIfClosed();

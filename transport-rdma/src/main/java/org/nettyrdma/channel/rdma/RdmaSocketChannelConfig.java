@@ -42,22 +42,18 @@ import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
  *       sends are in flight, so an idle connection holds none; a write's promise completes when the
  *       device reports the work request that carried its bytes complete;</li>
  *   <li>{@code WRITE_BUFFER_WATER_MARK}: unless set, a high mark of a quarter of {@code SO_SNDBUF}
- *       (256 KiB by default) and a low mark 32 KiB below it. Bytes stay in the outbound buffer,
- *       counted against the marks, until the device completes them, where a TCP socket's kernel
- *       buffer takes them off the marks' count at once: Netty's 32/64 KiB would allow one 64 KiB write
- *       in flight at a time. The narrow gap makes a writer refill in small steps
- *       (docs/decisions.md#write-water-marks);</li>
+ *       (256 KiB by default) and a low mark 32 KiB below it: bytes count against the marks until the
+ *       device completes them, so Netty's 32/64 KiB would allow one 64 KiB write in flight, and a narrow
+ *       gap makes a writer refill in small steps (docs/decisions.md#write-water-marks);</li>
  *   <li>{@code ALLOCATOR}: {@link RdmaByteBufAllocator#DEFAULT} unless set: its direct buffers are
  *       registered memory, and a large write of one travels by RDMA Write from where it is, without
  *       the copy into staging blocks that buffers of other allocators take;</li>
- *   <li>{@code SO_KEEPALIVE}: a connection without a completion for
- *       {@link RdmaChannelOption#KEEPALIVE_IDLE_MILLIS} (default 60 s) is probed with an RDMA Write of
- *       no bytes; a peer gone without a disconnect then closes the channel after the queue pair's
- *       retries, where it would otherwise go unnoticed until the next write;</li>
- *   <li>{@code IP_TOS}: on a channel that connects, the RDMA CM's type of service, which becomes the
- *       traffic class of the connection's packets; an accepted channel carries the class its peer chose;</li>
- *   <li>{@code TCP_NODELAY}: always on, there is no Nagle; {@code SO_REUSEADDR}, {@code SO_LINGER}: kept
- *       and reported, without effect (docs/options.md).</li>
+ *   <li>{@code SO_KEEPALIVE}: an idle connection is probed (after
+ *       {@link RdmaChannelOption#KEEPALIVE_IDLE_MILLIS}), so a peer gone without a word is found;</li>
+ *   <li>{@code IP_TOS}: the traffic class of the packets of a channel that connects;
+ *       {@code TCP_NODELAY}: always on, there is no Nagle; {@code SO_REUSEADDR}, {@code SO_LINGER}:
+ *       kept and reported, without effect over RDMA (docs/options.md). On a channel carried by TCP
+ *       ({@link RdmaSocketChannel#fallbackReason()}) these five are its TCP socket's, set at once.</li>
  * </ul>
  * The buffer sizes and the {@link RdmaChannelOption}s take effect when the connection is set up.
  */
@@ -78,6 +74,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     private volatile int trafficClass;
     private volatile boolean reuseAddress;
     private volatile int soLinger = -1;
+    private volatile boolean tcpNoDelay = true; // over RDMA, always in effect
     /** Set once the user chose water marks; until then they follow {@code SO_SNDBUF}. */
     private volatile boolean waterMarkChosen;
 
@@ -284,14 +281,32 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         return this;
     }
 
+    /** Returns {@code true} if TCP carries the channel where RDMA cannot ({@link RdmaChannelOption#TCP_FALLBACK}). */
+    public boolean isTcpFallback() {
+        return optionValues.tcpFallback();
+    }
+
+    /** Sets whether TCP carries the channel where RDMA cannot ({@link RdmaChannelOption#TCP_FALLBACK}). */
+    public RdmaSocketChannelConfig setTcpFallback(boolean tcpFallback) {
+        optionValues.tcpFallback(tcpFallback);
+        return this;
+    }
+
     @Override
     public boolean isTcpNoDelay() {
-        return true;
+        // Over RDMA nothing is ever delayed to coalesce: a flush posts at once.
+        return tcpNoDelay || ((RdmaSocketChannel) channel).fallbackReason() == null;
     }
 
     @Override
     public RdmaSocketChannelConfig setTcpNoDelay(boolean tcpNoDelay) {
-        // Nothing is ever delayed to coalesce: a flush posts at once.
+        this.tcpNoDelay = tcpNoDelay;
+        return carry(ChannelOption.TCP_NODELAY, tcpNoDelay);
+    }
+
+    /** Gives {@code option} to the TCP socket of a channel carried by TCP, which takes it at once. */
+    private <T> RdmaSocketChannelConfig carry(ChannelOption<T> option, T value) {
+        ((RdmaSocketChannel) channel).setCarrierOption(option, value);
         return this;
     }
 
@@ -303,7 +318,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     @Override
     public RdmaSocketChannelConfig setSoLinger(int soLinger) {
         this.soLinger = soLinger;
-        return this;
+        return carry(ChannelOption.SO_LINGER, soLinger);
     }
 
     @Override
@@ -354,7 +369,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     @Override
     public RdmaSocketChannelConfig setKeepAlive(boolean keepAlive) {
         this.keepAlive = keepAlive;
-        return this;
+        return carry(ChannelOption.SO_KEEPALIVE, keepAlive);
     }
 
     @Override
@@ -369,7 +384,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     @Override
     public RdmaSocketChannelConfig setTrafficClass(int trafficClass) {
         this.trafficClass = checkInRange(trafficClass, 0, 255, "trafficClass");
-        return this;
+        return carry(ChannelOption.IP_TOS, this.trafficClass);
     }
 
     @Override
@@ -380,7 +395,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     @Override
     public RdmaSocketChannelConfig setReuseAddress(boolean reuseAddress) {
         this.reuseAddress = reuseAddress;
-        return this;
+        return carry(ChannelOption.SO_REUSEADDR, reuseAddress);
     }
 
     @Override

@@ -75,6 +75,8 @@ final class SocketOptionTable {
                 RdmaSocketChannelConfig::setSharedReceiveQueue);
         add(RdmaChannelOption.RNR_RETRY_COUNT, RdmaSocketChannelConfig::getRnrRetryCount,
                 RdmaSocketChannelConfig::setRnrRetryCount);
+        add(RdmaChannelOption.TCP_FALLBACK, RdmaSocketChannelConfig::isTcpFallback,
+                RdmaSocketChannelConfig::setTcpFallback);
     }
 
     private SocketOptionTable() {

@@ -24,6 +24,7 @@ import static org.nettyrdma.channel.rdma.RdmaChannelState.AWAITING_HELLO;
 import static org.nettyrdma.channel.rdma.RdmaChannelState.CLOSED;
 import static org.nettyrdma.channel.rdma.RdmaChannelState.CLOSING;
 import static org.nettyrdma.channel.rdma.RdmaChannelState.CONNECTING;
+import static org.nettyrdma.channel.rdma.RdmaChannelState.CONNECTING_TCP;
 import static org.nettyrdma.channel.rdma.RdmaChannelState.HALF_CLOSED;
 import static org.nettyrdma.channel.rdma.RdmaChannelState.NEW;
 import static org.nettyrdma.channel.rdma.RdmaChannelState.RESOLVING;
@@ -41,6 +42,9 @@ class RdmaChannelStateTest {
         assertPath(NEW, RESOLVING, CONNECTING, AWAITING_HELLO, ACTIVE, HALF_CLOSED, CLOSING, CLOSED);
         assertPath(NEW, AWAITING_HELLO, ACTIVE, CLOSING, CLOSED); // accepted
         assertPath(NEW, ACTIVE, CLOSING, CLOSED); // a listener
+        assertPath(NEW, CONNECTING_TCP, ACTIVE, HALF_CLOSED, CLOSING, CLOSED); // no RDMA in this process
+        assertPath(NEW, RESOLVING, CONNECTING_TCP, ACTIVE, CLOSING, CLOSED); // no RDMA route
+        assertPath(NEW, RESOLVING, CONNECTING, CONNECTING_TCP, CLOSING, CLOSED); // no RDMA listener
         for (RdmaChannelState open : EnumSet.range(NEW, HALF_CLOSED)) {
             assertTrue(open.canBecome(CLOSING), open + " can close");
         }
@@ -51,7 +55,9 @@ class RdmaChannelStateTest {
         List<List<RdmaChannelState>> allowed = List.of(
                 List.of(NEW, RESOLVING), List.of(NEW, AWAITING_HELLO), List.of(NEW, ACTIVE),
                 List.of(RESOLVING, CONNECTING), List.of(CONNECTING, AWAITING_HELLO),
-                List.of(AWAITING_HELLO, ACTIVE), List.of(ACTIVE, HALF_CLOSED), List.of(CLOSING, CLOSED));
+                List.of(AWAITING_HELLO, ACTIVE), List.of(ACTIVE, HALF_CLOSED), List.of(CLOSING, CLOSED),
+                List.of(NEW, CONNECTING_TCP), List.of(RESOLVING, CONNECTING_TCP), List.of(CONNECTING, CONNECTING_TCP),
+                List.of(CONNECTING_TCP, ACTIVE));
         int count = 0;
         for (RdmaChannelState from : RdmaChannelState.values()) {
             for (RdmaChannelState to : RdmaChannelState.values()) {
@@ -60,12 +66,14 @@ class RdmaChannelStateTest {
                 count += expected ? 1 : 0;
             }
         }
-        assertEquals(14, count);
+        assertEquals(19, count);
     }
 
     @Test
     void openAndActiveFollowTheState() {
         assertTrue(AWAITING_HELLO.isOpen());
+        assertTrue(CONNECTING_TCP.isOpen());
+        assertFalse(CONNECTING_TCP.isActive());
         assertFalse(AWAITING_HELLO.isActive());
         assertTrue(HALF_CLOSED.isActive());
         assertFalse(CLOSING.isOpen());

@@ -16,7 +16,8 @@
 
 /**
  * gRPC-java over RDMA on a real device: the example's echo service and a service of the tests' own,
- * on gRPC's Netty server and channel given this transport's channel classes. Run by
+ * on gRPC's Netty server and channel given this transport's channel classes, and such a channel to a
+ * server on Netty's epoll transport alone, which TCP carries. Run by
  * {@code scripts/device-tests --suite frameworks}.
  */
 package org.nettyrdma.testsuite.frameworks.grpc;

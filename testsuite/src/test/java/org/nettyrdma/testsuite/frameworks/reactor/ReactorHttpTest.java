@@ -92,7 +92,7 @@ class ReactorHttpTest {
     }
 
     /** {@code /file}: the file; otherwise the request's body back, with the CRC32 the server computed. */
-    private static Mono<Void> answer(HttpServerRequest request, HttpServerResponse response) {
+    static Mono<Void> answer(HttpServerRequest request, HttpServerResponse response) {
         request.withConnection(connection -> response.header(CHANNEL_HEADER,
                 ReactorOnRdma.socketOf(connection.channel()).getClass().getSimpleName()));
         if (request.uri().equals("/file")) {
@@ -172,7 +172,8 @@ class ReactorHttpTest {
                         clientChannels.add(ReactorOnRdma.socketOf(connection.channel()).getClass()));
     }
 
-    private static Mono<EchoAnswer> post(HttpClient client, byte[] body) {
+    /** Posts {@code body} to {@code /echo} with its CRC32, and returns what the server answered. */
+    static Mono<EchoAnswer> post(HttpClient client, byte[] body) {
         return client.headers(headers -> headers.set(CRC_HEADER, Payloads.hex(Payloads.crc32(body))))
                 .post().uri("/echo")
                 .send((request, out) -> out.sendByteArray(Mono.just(body)))

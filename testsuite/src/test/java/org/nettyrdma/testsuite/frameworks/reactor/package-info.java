@@ -15,6 +15,6 @@
  */
 /**
  * Reactor Netty 1.3's servers and clients, unchanged, on {@code RdmaLoopResources}: HTTP/1.1, h2c,
- * TCP and DNS.
+ * TCP and DNS; and a client on them that reaches a server on Reactor's own (epoll) loops over TCP.
  */
 package org.nettyrdma.testsuite.frameworks.reactor;

@@ -28,7 +28,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
+import io.netty.channel.Channel;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -89,7 +91,7 @@ class VertxHttpTest {
     }
 
     /** {@code /file}: the file; otherwise the request's body back, with the CRC32 the server computed. */
-    private static void answer(HttpServerRequest request) {
+    static void answer(HttpServerRequest request) {
         request.response().putHeader(CHANNEL_HEADER,
                 VertxChannels.of(request.connection()).getClass().getSimpleName());
         if (request.path().equals("/file")) {
@@ -183,10 +185,19 @@ class VertxHttpTest {
     }
 
     private static Future<EchoAnswer> post(HttpClient client, String host, byte[] body) {
+        return post(client, host, server.actualPort(), body, channel -> clientChannels.add(channel.getClass()));
+    }
+
+    /**
+     * Posts {@code body} to {@code /echo} at {@code host} and {@code port} with its CRC32, gives the
+     * channel the request went out on to {@code connectedOn}, and returns what the server answered.
+     */
+    static Future<EchoAnswer> post(HttpClient client, String host, int port, byte[] body,
+                                   Consumer<Channel> connectedOn) {
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setHost(host)
-                .setPort(server.actualPort()).setURI("/echo").putHeader(CRC_HEADER, Payloads.hex(Payloads.crc32(body)));
+                .setPort(port).setURI("/echo").putHeader(CRC_HEADER, Payloads.hex(Payloads.crc32(body)));
         return client.request(options).compose(request -> {
-            clientChannels.add(VertxChannels.of(request.connection()).getClass());
+            connectedOn.accept(VertxChannels.of(request.connection()));
             return request.send(Buffer.buffer(body))
                     .compose(response -> response.body().map(echoed -> answer(response, echoed, body)));
         });

@@ -15,6 +15,7 @@
  */
 /**
  * Vert.x 5's servers and clients, unchanged, on {@code RdmaVertx.transport()}: HTTP/1.1, h2c,
- * WebSockets, TCP, DNS, datagrams and domain sockets, and what Vert.x's allocator costs.
+ * WebSockets, TCP, DNS, datagrams and domain sockets, what Vert.x's allocator costs, and a client that
+ * reaches a server on Vert.x's epoll transport over TCP.
  */
 package org.nettyrdma.testsuite.frameworks.vertx;

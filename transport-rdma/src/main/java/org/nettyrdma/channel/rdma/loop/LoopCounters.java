@@ -15,6 +15,8 @@
  */
 package org.nettyrdma.channel.rdma.loop;
 
+import org.nettyrdma.channel.rdma.RdmaFallbackCounts;
+import org.nettyrdma.channel.rdma.RdmaFallbackReason;
 import org.nettyrdma.channel.rdma.RdmaLoopMetrics;
 import org.nettyrdma.channel.rdma.RdmaReceiveQueueMetrics;
 
@@ -30,9 +32,12 @@ final class LoopCounters {
     long busyPolls;
     long busyPollHits;
     long busyPollNanos;
+    /** The loop's channels that fell back to TCP, by {@link RdmaFallbackReason#ordinal()}. */
+    final long[] fallbacks = new long[RdmaFallbackReason.values().length];
 
     /** Returns the counts so far as an immutable snapshot, with the loop's shared receives as {@code receives}. */
     public RdmaLoopMetrics snapshot(RdmaReceiveQueueMetrics receives) {
-        return new RdmaLoopMetrics(wakeUps, completions, arms, busyPolls, busyPollHits, busyPollNanos, receives);
+        return new RdmaLoopMetrics(wakeUps, completions, arms, busyPolls, busyPollHits, busyPollNanos, receives,
+                new RdmaFallbackCounts(fallbacks));
     }
 }

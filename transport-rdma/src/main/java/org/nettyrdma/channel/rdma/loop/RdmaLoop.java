@@ -29,6 +29,8 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.nettyrdma.channel.rdma.RdmaFallbackCounts;
+import org.nettyrdma.channel.rdma.RdmaFallbackReason;
 import org.nettyrdma.channel.rdma.RdmaLoopMetrics;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
 import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
@@ -279,6 +281,16 @@ public final class RdmaLoop implements RdmaDevice.User {
     /** Returns what the loop did so far, with the receives of its shared receive queues now. */
     public RdmaLoopMetrics metrics() {
         return counters.snapshot(sharedQueues.metrics());
+    }
+
+    /** Counts a channel of this loop that fell back to TCP for {@code reason}. */
+    public void fellBack(RdmaFallbackReason reason) {
+        counters.fallbacks[reason.ordinal()]++;
+    }
+
+    /** Returns the loop's channels that fell back to TCP so far, by reason. */
+    public RdmaFallbackCounts fallbacks() {
+        return new RdmaFallbackCounts(counters.fallbacks);
     }
 
     /** Counts a spin on the completion queues before waiting, its time, and whether it found completions. */

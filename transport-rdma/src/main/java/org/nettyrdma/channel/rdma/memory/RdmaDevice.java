@@ -20,6 +20,7 @@ import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -53,6 +54,11 @@ public final class RdmaDevice {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaDevice.class);
     private static final ConcurrentMap<Long, RdmaDevice> DEVICES = new ConcurrentHashMap<>();
+    /**
+     * The contexts of this process's devices until everything on them is freed ({@link #finish}):
+     * {@link #DEVICES} forgets a device as soon as its removal starts. Guarded by {@code DEVICES}.
+     */
+    private static final Set<Long> HELD = new HashSet<>();
     /** The vendor id of Soft-RoCE ({@code RXE_VENDOR_ID} in the kernel's rxe_param.h). */
     static final int RXE_VENDOR_ID = 0xffffff;
 
@@ -122,6 +128,7 @@ public final class RdmaDevice {
             if (device == null) {
                 device = new RdmaDevice(context, address);
                 DEVICES.put(context, device);
+                HELD.add(context);
             }
             return device;
         }
@@ -200,7 +207,36 @@ public final class RdmaDevice {
                     name);
         }
         DeviceWatcher.unwatch(sentinel);
+        synchronized (DEVICES) {
+            HELD.remove(context);
+        }
         logger.info("released everything on the removed RDMA device {}", name);
+    }
+
+    /**
+     * Gives up {@code context}, whose device is being removed, for an {@code rdma_cm_id} that holds it
+     * while this process has no device open on it: a listening id bound to the device's address of a
+     * server that never had a connection there. librdmacm keeps the context open after such an id is
+     * destroyed, and without a device of this process nothing else gives it up, so the kernel's removal
+     * would wait for the process to end. Where a device of this process is open on the context, its own
+     * removal gives the context up once everything on it is freed. Call it while the id still holds
+     * the context; 0 is ignored.
+     */
+    public static void abandonUnheld(long context) {
+        if (context == 0) {
+            return;
+        }
+        synchronized (DEVICES) {
+            if (HELD.contains(context)) {
+                return;
+            }
+            try {
+                RdmaNative.abandonContext(context);
+            } catch (IOException e) {
+                logger.warn("giving up the context of a removed RDMA device failed: its removal waits for this "
+                        + "process to end", e);
+            }
+        }
     }
 
     /**

@@ -193,7 +193,9 @@ class RdmaAdmissionTest {
         server.config().setOption(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, share);
         clients.add(connectEchoing(server));
 
+        // Strictly RDMA: with TCP_FALLBACK the refused client would go on over TCP, which pins no registered memory.
         ChannelFuture refused = rdma.client().handler(new ChannelInboundHandlerAdapter())
+                .option(RdmaChannelOption.TCP_FALLBACK, false)
                 .connect(server.localAddress()).await();
         System.out.println("a third connection of " + connection + " bytes from one address, whose share is "
                 + share + ": " + refused.cause());
@@ -323,6 +325,7 @@ class RdmaAdmissionTest {
 
             ChannelFuture refused = rdma.client().handler(new ChannelInboundHandlerAdapter())
                     .option(RdmaChannelOption.EXPOSE_MEMORY, true)
+                    .option(RdmaChannelOption.TCP_FALLBACK, false)
                     .connect(server.localAddress()).await();
             assertFalse(refused.isSuccess(), "a connection beyond the address's bound was refused");
             assertInstanceOf(ConnectException.class, refused.cause());
