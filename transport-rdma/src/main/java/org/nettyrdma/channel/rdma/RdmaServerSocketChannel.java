@@ -36,8 +36,9 @@ import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
  * A {@link ServerSocketChannel} over RDMA: an RDMA CM listener on an IPv4 or IPv6 address of an
- * RDMA interface, or on the wildcard address (every RDMA device, both families). Each connect request becomes an
- * {@link RdmaSocketChannel}, whose id moves to the event loop the child is registered with.
+ * RDMA interface, or on the wildcard address (every RDMA device, both families). Each connect
+ * request becomes an {@link RdmaSocketChannel}, whose id moves to the event loop the child is
+ * registered with.
  *
  * <p>With {@link RdmaChannelOption#TCP_FALLBACK} (the default) it also listens on TCP at the same
  * address and port ({@link TcpListener}; with port 0, TCP picks the port and RDMA CM takes the same

@@ -341,7 +341,8 @@ class TcpFallbackTest {
                 assertArrayEquals(sent, collector.all.get(10, TimeUnit.SECONDS));
                 // An IPv4 client of the dual-stack socket reads as IPv4, not as ::ffff:127.0.0.1.
                 assertEquals(client.localAddress(), lastAccepted.remoteAddress(), "the child's peer");
-                assertEquals(host.getClass(), ((InetSocketAddress) lastAccepted.remoteAddress()).getAddress().getClass());
+                InetAddress peer = ((InetSocketAddress) lastAccepted.remoteAddress()).getAddress();
+                assertEquals(host.getClass(), peer.getClass(), peer.toString());
                 client.close().sync();
             }
         } finally {

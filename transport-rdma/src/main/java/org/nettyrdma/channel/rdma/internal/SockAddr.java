@@ -63,7 +63,7 @@ public final class SockAddr {
                 && ((Inet6Address) address).getScopeId() == 0) {
             throw new SocketException("the IPv6 link-local address " + address.getHostAddress()
                     + " has no scope: give the interface it is on, as in " + address.getHostAddress()
-                    + "%rdma0");
+                    + "%rdma0 for the interface rdma0");
         }
     }
 
@@ -115,7 +115,8 @@ public final class SockAddr {
         try {
             // getByAddress makes an IPv4-mapped address the IPv4 one; a scope is only kept where
             // there is one, so that a global address does not print as "%0".
-            InetAddress inet = scope == 0 ? InetAddress.getByAddress(bytes) : Inet6Address.getByAddress(null, bytes, scope);
+            InetAddress inet = scope == 0 ? InetAddress.getByAddress(bytes)
+                    : Inet6Address.getByAddress(null, bytes, scope);
             return new InetSocketAddress(inet, port);
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e); // 4 or 16 bytes are always a valid address
