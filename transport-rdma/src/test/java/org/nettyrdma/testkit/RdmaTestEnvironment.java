@@ -82,12 +82,19 @@ public final class RdmaTestEnvironment {
     }
 
     /**
-     * Returns a global (not link-local) IPv6 address of the RDMA interface. In the rxe VM it must be
-     * there ({@code docker/rxe-vm/guest-main} gives it); elsewhere a test that needs one is aborted
-     * with what to do.
+     * Returns a global (not link-local) IPv6 address of the RDMA interface, without a scope, as a user
+     * writes it. In the rxe VM it must be there ({@code docker/rxe-vm/guest-main} gives it); elsewhere
+     * a test that needs one is aborted with what to do.
      */
     public static Inet6Address ipv6Address() {
-        return ipv6Address(a -> !a.isLinkLocalAddress(), "ip -6 address add fd00:77::1/64 dev <interface> nodad");
+        Inet6Address scoped = ipv6Address(a -> !a.isLinkLocalAddress(),
+                "ip -6 address add fd00:77::1/64 dev <interface> nodad");
+        try {
+            // The interface lists its addresses with itself as their scope, which a global one does not need.
+            return Inet6Address.getByAddress(null, scoped.getAddress(), -1);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e); // 16 bytes are always an IPv6 address
+        }
     }
 
     /** Returns the RDMA interface's link-local IPv6 address, with the interface as its scope. */
