@@ -16,10 +16,8 @@
 package org.nettyrdma.channel.rdma;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
@@ -37,9 +35,10 @@ import org.nettyrdma.channel.rdma.memory.RdmaDevice;
 import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
- * A {@link ServerSocketChannel} over RDMA: an RDMA CM listener on an IPv4 address of an RDMA
- * interface, or on the wildcard address (every RDMA device). Each connect request becomes an
- * {@link RdmaSocketChannel}, whose id moves to the event loop the child is registered with.
+ * A {@link ServerSocketChannel} over RDMA: an RDMA CM listener on an IPv4 or IPv6 address of an
+ * RDMA interface, or on the wildcard address (every RDMA device, both families). Each connect
+ * request becomes an {@link RdmaSocketChannel}, whose id moves to the event loop the child is
+ * registered with.
  *
  * <p>With {@link RdmaChannelOption#TCP_FALLBACK} (the default) it also listens on TCP at the same
  * address and port ({@link TcpListener}; with port 0, TCP picks the port and RDMA CM takes the same
@@ -55,7 +54,6 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaServerSocketChannel.class);
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
-    private static final InetAddress IPV4_ANY = ipv4Any();
     /** How often a server whose device was removed tries to listen again. */
     private static final long RELISTEN_MILLIS = 1000;
 
@@ -104,15 +102,12 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
 
     @Override
     protected void doBind(SocketAddress localAddress) throws Exception {
-        if (!(localAddress instanceof InetSocketAddress)) {
-            throw new IOException("unsupported address type: " + localAddress + " (expected: InetSocketAddress)");
-        }
-        InetSocketAddress address = (InetSocketAddress) localAddress;
-        if (!address.isUnresolved() && address.getAddress().isAnyLocalAddress()) {
+        InetSocketAddress address = ClientSetUp.checkAddress(localAddress);
+        if (address.getAddress().isAnyLocalAddress()) {
             // bind(port), as Netty programs do: RDMA CM then listens on every RDMA device, and each
-            // connection's QP is made on the device its request came through. IPv4 only (SockAddr),
-            // so the IPv6 wildcard a dual-stack JVM may give means the IPv4 one.
-            address = new InetSocketAddress(IPV4_ANY, address.getPort());
+            // connection's QP is made on the device its request came through. Either wildcard
+            // means both families, as on Netty's epoll transport (WildcardAddress).
+            address = new InetSocketAddress(WildcardAddress.get(), address.getPort());
         }
         if (config.isTcpFallback()) {
             tcp = new TcpListener(this);
@@ -210,14 +205,6 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
                 listenAgainLater();
             }
         }, RELISTEN_MILLIS, TimeUnit.MILLISECONDS);
-    }
-
-    private static InetAddress ipv4Any() {
-        try {
-            return InetAddress.getByAddress(new byte[4]);
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e); // four bytes are always an IPv4 address
-        }
     }
 
     @Override
