@@ -94,7 +94,7 @@ public record ConnectionSettings(int receiveSlots, int slotSize, int sendQueueDe
      * {@code device}: it has no queue of its own, and the device has shared receive queues.
      */
     public boolean takesLoopQueue(RdmaDevice device) {
-        return ReceiveQueuePolicy.takesLoopQueue(!hasOwnReceiveQueue(), device);
+        return ReceiveQueuePolicy.takesLoopQueue(sharedReceiveQueue && !exposeMemory, device);
     }
 
     /**

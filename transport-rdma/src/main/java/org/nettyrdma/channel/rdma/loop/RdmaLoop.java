@@ -120,7 +120,7 @@ public final class RdmaLoop implements RdmaDevice.User {
             if (srq == null) {
                 return;
             }
-            srq.taken();
+            srq.taken(status);
             owner = srq.ownerOf(qpNum);
             if (owner == 0 || !registrations.containsKey(owner)) {
                 // The queue pair is gone: its slot is nobody's, so it goes back to the queue.

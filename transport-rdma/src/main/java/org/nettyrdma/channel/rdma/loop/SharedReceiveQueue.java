@@ -25,6 +25,7 @@ import io.netty.util.collection.IntObjectMap;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
+import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
 import org.nettyrdma.channel.rdma.memory.ProtectionDomain;
 import org.nettyrdma.channel.rdma.memory.RdmaDevice;
@@ -350,7 +351,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     public void detach(int qpNum) {
         owners.remove(qpNum);
         if (onQueuePair) {
-            receives.queuePairGone();
+            receives.stopPosting();
         }
     }
 
@@ -360,9 +361,14 @@ public final class SharedReceiveQueue implements AutoCloseable {
         return owner != null ? owner : 0;
     }
 
-    /** Counts a posted receive that a completion took, whoever it goes to. */
-    void taken() {
+    /** Counts a posted receive that a completion of {@code status} took, whoever it goes to. */
+    void taken(int status) {
         book.taken();
+        if (onQueuePair && status != WorkCompletionStatus.SUCCESS) {
+            // Only a queue pair in the error state fails a receive: one posted to it again would come
+            // back flushed at once, and again, for as long as the queue pair lives.
+            receives.stopPosting();
+        }
     }
 
     /** Returns the memory of the chunk that holds {@code slot}; the slot starts at {@link #offsetOf}. */

@@ -32,8 +32,9 @@ import org.nettyrdma.channel.rdma.memory.RdmaDevice;
  *
  * <p>On a device without shared receive queues a connection's queue is its queue pair's own
  * receive queue instead ({@code srq} 0): the chain goes to {@code ibv_post_recv} on the queue pair
- * once it exists ({@link #queuePairCreated}), and is dropped once the queue pair is going
- * ({@link #queuePairGone}), since a destroyed queue pair takes no receive.
+ * once it exists ({@link #queuePairCreated}), and is dropped once the queue pair failed or is going
+ * ({@link #stopPosting}): a receive posted to a queue pair in the error state comes back flushed at
+ * once, and a destroyed one takes none.
  *
  * <p>Used on the loop's thread only.
  */
@@ -48,9 +49,9 @@ final class SrqReceives implements SharedSlots.Chunks {
     private final long srq;
     private final SlotRegions regions;
     private final int slotSize;
-    /** The {@code ibv_qp*} the receives go to when {@code srq} is 0; 0 before it exists and after it went. */
+    /** The {@code ibv_qp*} the receives go to when {@code srq} is 0; 0 before it exists and after it stopped. */
     private long qp;
-    private boolean queuePairGone;
+    private boolean stopped;
     private boolean closed;
 
     /**
@@ -90,10 +91,10 @@ final class SrqReceives implements SharedSlots.Chunks {
         this.qp = qp;
     }
 
-    /** The queue pair the receives went to is being destroyed: nothing is posted to it any more. */
-    void queuePairGone() {
+    /** The queue pair the receives went to failed or is being destroyed: nothing is posted to it any more. */
+    void stopPosting() {
         qp = 0;
-        queuePairGone = true;
+        stopped = true;
     }
 
     /** Posts the receives added since the last post; nothing once closed, or once the queue pair went. */
@@ -105,7 +106,7 @@ final class SrqReceives implements SharedSlots.Chunks {
             chain.postShared(srq);
         } else if (qp != 0) {
             chain.post(qp);
-        } else if (queuePairGone) {
+        } else if (stopped) {
             // The queue goes with its queue pair; the slots stay the book's until then.
             chain.clear();
         } else {
