@@ -53,12 +53,24 @@ public record DeviceCapabilities(String name, Transport transport, int linkLayer
 
     /** The transport a device speaks, which decides verbs no attribute bit announces. */
     public enum Transport {
-        /** InfiniBand's transport, over InfiniBand or over Ethernet (RoCE: mlx5, rxe, erdma). */
-        INFINIBAND,
-        /** iWARP (siw, cxgb4, irdma in iWARP mode): no Write with immediate, no Send with immediate. */
-        IWARP,
+        /** InfiniBand's transport, over InfiniBand or over Ethernet (RoCE: mlx5, rxe, irdma in RoCE mode). */
+        INFINIBAND("InfiniBand"),
+        /** iWARP (siw, cxgb4, erdma, irdma in iWARP mode): no Write with immediate, no Send with immediate. */
+        IWARP("iWARP"),
         /** Another one (usNIC, or one this library does not know). */
-        OTHER;
+        OTHER("another transport");
+
+        private final String label;
+
+        Transport(String label) {
+            this.label = label;
+        }
+
+        /** Returns the transport's usual name. */
+        @Override
+        public String toString() {
+            return label;
+        }
 
         /** Returns the transport of a device of {@code transportType} and {@code nodeType} (verbs' enums). */
         static Transport of(int transportType, int nodeType) {

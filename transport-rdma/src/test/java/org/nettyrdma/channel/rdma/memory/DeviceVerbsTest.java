@@ -112,7 +112,7 @@ class DeviceVerbsTest {
     @Test
     void theLogLinesSayWhatTheDeviceReportedAndWhatTheTransportPosts() {
         String rxe = DeviceRecord.rxe().capabilities().toString();
-        assertTrue(rxe.startsWith("rxe0: INFINIBAND over Ethernet (RoCE), vendor 0xffffff, atomics yes"), rxe);
+        assertTrue(rxe.startsWith("rxe0: InfiniBand over Ethernet (RoCE), vendor 0xffffff, atomics yes"), rxe);
         assertTrue(rxe.contains("memory windows 524287 (type 2)"), rxe);
         assertTrue(rxe.contains("largest region 18446744073709551615, largest message 2147483648"), rxe);
         String siw = DeviceRecord.siw().verbs().toString();
