@@ -80,7 +80,18 @@ final class ReceiveQueuePolicy {
 
     /** Returns {@code true} if connections on {@code device} take their receives from shared receive queues. */
     static boolean sharedQueues(RdmaDevice device) {
-        return device.verbs().sharedReceiveQueues() && allowed();
+        return sharedQueues(device.verbs().sharedReceiveQueues(), System.getProperty(PROPERTY, AUTO));
+    }
+
+    /**
+     * Returns {@code true} if connections on a device that has shared receive queues, or not, take
+     * their receives from them under {@code mode}, the value of {@value #PROPERTY}.
+     *
+     * @throws IllegalArgumentException if {@code mode} is neither {@code auto} nor {@code never}
+     */
+    static boolean sharedQueues(boolean deviceHasThem, String mode) {
+        // The mode is checked whatever the device: a wrong value fails on every device alike.
+        return allowed(mode) && deviceHasThem;
     }
 
     /**

@@ -36,6 +36,15 @@ class ReceiveQueuePolicyTest {
     }
 
     @Test
+    void aDeviceWithoutThemUsesNoneWhateverTheProperty() {
+        assertFalse(ReceiveQueuePolicy.sharedQueues(false, "auto"), "as erdma: every queue pair's own receive queue");
+        assertFalse(ReceiveQueuePolicy.sharedQueues(false, "never"));
+        assertFalse(ReceiveQueuePolicy.sharedQueues(true, "never"), "rxe under the property, as a device without");
+        assertTrue(ReceiveQueuePolicy.sharedQueues(true, "auto"));
+        assertThrows(IllegalArgumentException.class, () -> ReceiveQueuePolicy.sharedQueues(false, "sometimes"));
+    }
+
+    @Test
     void aConnectionThatAskedForTheLoopsQueueHasOneOfItsOwnWhenTheyAreOff() {
         ConnectionSettings asks = new ConnectionSettings(64, 8192, 128, 128, 1 << 20, 1 << 20, 2000, 0, false, true,
                 false);
