@@ -52,6 +52,7 @@ final class DeviceRecord {
                 .put(RdmaNative.DEVICE_MAX_MW_OFFSET, 524287)
                 .put(RdmaNative.DEVICE_MAX_SRQ_OFFSET, 917503)
                 .put(RdmaNative.DEVICE_MAX_SRQ_WR_OFFSET, 1048576)
+                .put(RdmaNative.DEVICE_PORT_MAX_MSG_SIZE_OFFSET, 8 << 20)
                 .limits(32, 32, 1048576, 32767);
     }
 
