@@ -52,6 +52,8 @@ import org.nettyrdma.channel.rdma.protocol.RejectReason;
  */
 public final class RdmaServerSocketChannel extends AbstractRdmaChannel implements ServerSocketChannel {
 
+    /** Linux's errno for an address, or port, in use. */
+    private static final int EADDRINUSE = 98;
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaServerSocketChannel.class);
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     /** How often a server whose device was removed tries to listen again. */
@@ -123,6 +125,11 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
                 cm = loop.cm();
                 listen(address);
             } catch (IOException e) {
+                if (tcp != null && cm != null && isAddressInUse(e)) {
+                    listenInsteadOfTcp(address, e);
+                    transition(RdmaChannelState.ACTIVE);
+                    return;
+                }
                 if (tcp == null || cm != null) {
                     closeTcp();
                     throw e;
@@ -135,6 +142,29 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             }
         }
         transition(RdmaChannelState.ACTIVE);
+    }
+
+    /**
+     * Listens on RDMA CM at {@code address} without the TCP listener, which took the port first: on an
+     * iWARP device RDMA CM listens on a kernel TCP socket of its own, so the two cannot share a port
+     * (on RoCE and InfiniBand they can). RDMA clients are served there; TCP clients are not.
+     * {@code inUse} is the failure of the listen beside the TCP listener; a second failure fails the bind.
+     */
+    private void listenInsteadOfTcp(InetSocketAddress address, IOException inUse) throws IOException {
+        closeTcp();
+        try {
+            listen(address);
+        } catch (IOException e) {
+            e.addSuppressed(inUse);
+            throw e;
+        }
+        logger.warn("{}: RDMA CM takes TCP's port here (an iWARP device): no TCP listener, so TCP clients "
+                + "are not served at this port", this);
+    }
+
+    /** Returns {@code true} if {@code e} is the native layer's EADDRINUSE. */
+    private static boolean isAddressInUse(IOException e) {
+        return e.getMessage() != null && e.getMessage().endsWith("(errno " + EADDRINUSE + ")");
     }
 
     private void closeTcp() {
