@@ -209,6 +209,9 @@ public final class OneSidedOperations {
                 requests.write(operation, done, part, remoteAddress + done, rkey);
             }
         }
+        if (!read) {
+            requests.endWrite(operation);
+        }
         connection.postOneSided();
     }
 

@@ -119,7 +119,8 @@ public final class RdmaConnection {
             sender = new RdmaSender(device, resources.qp(), resources.maxInline(), resources.controlInline(),
                     sendDepth, sendBufferSize, receiver.owed(), counters, staging);
             oneSided = new OneSidedRequests(sender, new SendBlocks(new RegisteredBlocks(device, ownPd,
-                    RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize));
+                    RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize),
+                    !device.verbs().writeCompletionsConfirmPlacement());
             rings = new RingOwner(listener, memory, resources, sender, receiver, eventLoop,
                     settings.ringIdleMillis());
             hello = new HelloExchange(sender, receiver, accepted ? HelloExchange.Turn.ANSWERS

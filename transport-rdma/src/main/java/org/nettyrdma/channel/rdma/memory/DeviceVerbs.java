@@ -32,6 +32,11 @@ package org.nettyrdma.channel.rdma.memory;
  *   <li><b>Shared receive queues</b>: only where the device has them ({@code max_srq > 0}).
  *   <li><b>RDMA Read</b>: {@value #READ_SCATTER_ENTRIES} scatter entry per Read, within every device's
  *       {@code max_sge_rd} (siw allows no more).
+ *   <li><b>What a Write's completion means</b>: on InfiniBand's transport (RoCE included) the responder
+ *       acknowledged the Write, so a key it refused fails the Write itself; on iWARP the Write completes
+ *       once sent, and a refusal comes back as the end of the connection. There each one-sided Write is
+ *       followed by a zero-length RDMA Read, which the responder answers only after placing what came
+ *       before it ({@link #writeCompletionsConfirmPlacement()}).
  * </ul>
  *
  * <p>Immutable.
@@ -87,6 +92,14 @@ public final class DeviceVerbs {
     /** Returns {@code true} if compare-and-swap and fetch-and-add are posted on the device. */
     public boolean atomics() {
         return capabilities.hasAtomics();
+    }
+
+    /**
+     * Returns {@code true} if a one-sided Write's own completion says the peer's device placed it (or
+     * refused it): not on iWARP, where it only says that the Write was sent.
+     */
+    public boolean writeCompletionsConfirmPlacement() {
+        return capabilities.transport() != DeviceCapabilities.Transport.IWARP;
     }
 
     /** Returns {@code true} if the device's connections may take receives from a shared receive queue. */
