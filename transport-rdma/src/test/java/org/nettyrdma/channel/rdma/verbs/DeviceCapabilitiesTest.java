@@ -19,12 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
-import static org.nettyrdma.channel.rdma.verbs.ConnectedPair.handle;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,14 +31,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import com.ibm.disni.verbs.RdmaCm;
-import com.ibm.disni.verbs.RdmaCmId;
-import com.ibm.disni.verbs.RdmaEventChannel;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.memory.DeviceCapabilities;
 import org.nettyrdma.channel.rdma.memory.DeviceVerbs;
+import org.nettyrdma.testkit.DeviceUnderTest;
 import org.nettyrdma.testkit.RdmaTestEnvironment;
 
 /**
@@ -62,7 +57,7 @@ class DeviceCapabilitiesTest {
 
     @Test
     void theProbedValuesAreWhatIbvDevinfoReports() throws Exception {
-        DeviceCapabilities probed = probe();
+        DeviceCapabilities probed = DeviceUnderTest.probe();
         assumeTrue(Files.isExecutable(DEVINFO), DEVINFO + " is missing: install ibverbs-utils");
         Map<String, String> devinfo = devinfo(probed.name());
         System.out.println("probed " + probed);
@@ -84,7 +79,7 @@ class DeviceCapabilitiesTest {
 
     @Test
     void rxeHasEveryVerbButConfinesNoPeerWithItsWindows() throws Exception {
-        DeviceCapabilities probed = probe();
+        DeviceCapabilities probed = DeviceUnderTest.probe();
         assumeTrue(probed.name().startsWith("rxe"), "the device is " + probed.name() + ", not rxe");
         DeviceVerbs verbs = DeviceVerbs.decide(probed);
         assertEquals(DeviceCapabilities.Transport.INFINIBAND, probed.transport());
@@ -100,7 +95,7 @@ class DeviceCapabilitiesTest {
 
     @Test
     void siwHasNeitherRingsNorAtomics() throws Exception {
-        DeviceCapabilities probed = probe();
+        DeviceCapabilities probed = DeviceUnderTest.probe();
         assumeTrue(probed.name().startsWith("siw"), "the device is " + probed.name() + ", not siw");
         DeviceVerbs verbs = DeviceVerbs.decide(probed);
         assertEquals(DeviceCapabilities.Transport.IWARP, probed.transport());
@@ -109,22 +104,6 @@ class DeviceCapabilitiesTest {
         assertEquals(1, probed.maxSgeRd(), "max_sge_rd");
         assertFalse(verbs.hostsRings());
         assertFalse(verbs.atomics());
-    }
-
-    /** Opens the test address's device as the transport does and reads what it reports. */
-    private static DeviceCapabilities probe() throws Exception {
-        RdmaEventChannel channel = RdmaEventChannel.createEventChannel();
-        RdmaCmId id = channel.createId(RdmaCm.RDMA_PS_TCP);
-        try {
-            id.bindAddr(RdmaTestEnvironment.anyPort());
-            long context = handle(id.getVerbs());
-            ByteBuffer attr = ByteBuffer.allocateDirect(RdmaNative.DEVICE_ATTR_SIZE).order(ByteOrder.nativeOrder());
-            RdmaNative.queryDevice(context, RdmaNative.directBufferAddress(attr));
-            return DeviceCapabilities.read(RdmaNative.deviceName(context), attr);
-        } finally {
-            assertEquals(0, id.destroyId(), "destroy id");
-            assertEquals(0, channel.destroyEventChannel(), "destroy event channel");
-        }
     }
 
     /** Returns the first value of each {@code name: value} line {@code ibv_devinfo -v -d device} prints. */
