@@ -144,6 +144,12 @@ public final class RdmaNative {
 
     /** {@code IBV_EVENT_CQ_ERR}: a completion queue overran or failed, and its queue pairs with it. */
     public static final int EVENT_CQ_ERR = 0;
+    /** {@code IBV_EVENT_QP_FATAL}: a queue pair failed, and is in the error state. */
+    public static final int EVENT_QP_FATAL = 1;
+    /** {@code IBV_EVENT_QP_REQ_ERR}: the peer broke the transport's rules (an invalid request). */
+    public static final int EVENT_QP_REQ_ERR = 2;
+    /** {@code IBV_EVENT_QP_ACCESS_ERR}: the peer asked for memory its key does not grant. */
+    public static final int EVENT_QP_ACCESS_ERR = 3;
     /** {@code IBV_EVENT_DEVICE_FATAL}: the device failed. */
     public static final int EVENT_DEVICE_FATAL = 8;
     /** {@code IBV_EVENT_PORT_ERR}: a port of the device went down. */
