@@ -20,6 +20,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -55,6 +56,8 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
     /** Linux's errno for an address, or port, in use. */
     private static final int EADDRINUSE = 98;
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaServerSocketChannel.class);
+    /** Whether the WARN of a server that cannot listen on TCP beside RDMA CM was logged: once per process. */
+    private static final AtomicBoolean IWARP_WARNED = new AtomicBoolean();
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     /** How often a server whose device was removed tries to listen again. */
     private static final long RELISTEN_MILLIS = 1000;
@@ -158,8 +161,12 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             e.addSuppressed(inUse);
             throw e;
         }
-        logger.warn("{}: RDMA CM takes TCP's port here (an iWARP device): no TCP listener, so TCP clients "
-                + "are not served at this port", this);
+        if (IWARP_WARNED.compareAndSet(false, true)) {
+            logger.warn("{}: RDMA CM takes TCP's port here (an iWARP device): no TCP listener, so TCP clients "
+                    + "are not served at this port, nor at the other servers' on such a device (logged once)", this);
+        } else {
+            logger.debug("{}: RDMA CM takes TCP's port here (an iWARP device): no TCP listener", this);
+        }
     }
 
     /** Returns {@code true} if {@code e} is the native layer's EADDRINUSE. */
