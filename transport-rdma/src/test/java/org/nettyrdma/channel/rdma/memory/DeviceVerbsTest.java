@@ -65,6 +65,13 @@ class DeviceVerbsTest {
     }
 
     @Test
+    void onlyIwarpWritesNeedAConfirmation() {
+        assertTrue(DeviceRecord.rxe().verbs().writeCompletionsConfirmPlacement(), "RoCE: the responder acknowledges");
+        assertTrue(DeviceRecord.mlx5().verbs().writeCompletionsConfirmPlacement());
+        assertFalse(DeviceRecord.siw().verbs().writeCompletionsConfirmPlacement(), "iWARP: complete once sent");
+    }
+
+    @Test
     void theNodeTypeAloneMarksAnIwarpDevice() {
         assertEquals(DeviceCapabilities.Transport.IWARP, DeviceRecord.mlx5()
                 .put(RdmaNative.DEVICE_TRANSPORT_TYPE_OFFSET, -1)
