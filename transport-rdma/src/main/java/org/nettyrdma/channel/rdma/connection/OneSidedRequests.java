@@ -21,6 +21,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.concurrent.Promise;
 import org.nettyrdma.channel.rdma.RdmaRemoteAccessException;
 import org.nettyrdma.channel.rdma.RemoteRegion;
@@ -50,6 +51,8 @@ public final class OneSidedRequests {
     private static final int ATOMIC = 2;
     /** A zero-length Read after a Write, answered once the Write is placed (iWARP only). */
     private static final int CONFIRMATION = 3;
+    /** A zero-length Read that only makes the peer's device read what came before it ({@link HelloNudge}). */
+    private static final int NUDGE = 4;
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     /** One operation the application asked for: its promise, and what its requests fill or send. */
@@ -172,6 +175,16 @@ public final class OneSidedRequests {
         }
     }
 
+    /**
+     * Adds a zero-length RDMA Read of nothing, which needs no key and no landing memory: the peer's
+     * device answers it after reading whatever came before it ({@link HelloNudge}).
+     */
+    void nudge() {
+        Operation operation = new Operation(ImmediateEventExecutor.INSTANCE.newPromise(), null, false,
+                "a zero-length RDMA Read that nudges the peer's device", null, 0, 0);
+        add(new Part(operation, NUDGE, WorkRequests.OPCODE_RDMA_READ, 0, 0, 0, 0, 0, 0));
+    }
+
     /** Adds an atomic ({@code opcode}) on the word at {@code remoteAddress}. */
     public void atomic(Operation operation, int opcode, long remoteAddress, int rkey, long compareAdd, long swap) {
         add(new Part(operation, ATOMIC, opcode, 0, Long.BYTES, remoteAddress, rkey, compareAdd, swap));
@@ -199,6 +212,10 @@ public final class OneSidedRequests {
     }
 
     private boolean post(Part part) throws IOException {
+        if (part.kind == NUDGE) {
+            part.sequence = sender.postRead(0, 0, 0, 0, 0);
+            return part.sequence >= 0;
+        }
         if (part.kind == WRITE) {
             ByteBuf source = part.operation.buffer;
             part.sequence = sender.postWrite(source, source.readerIndex() + part.offset, part.length,

@@ -66,6 +66,8 @@ public final class RdmaConnection {
     private final CompletionDispatch completions;
     private final OneSidedRequests oneSided;
     private final ExposedMemory exposed;
+    /** Nudges the peer's device to read this side's HELLO, where it may not (iWARP); {@code null} elsewhere. */
+    private final HelloNudge helloNudge;
     /** The queue pair was moved to the error state ({@link #disconnect()}). */
     private boolean disconnected;
     /** The connection failed and was stopped: nothing the peer sends is taken any more ({@link #abort()}). */
@@ -128,6 +130,12 @@ public final class RdmaConnection {
                     settings.ringIdleMillis());
             hello = new HelloExchange(sender, receiver, accepted ? HelloExchange.Turn.ANSWERS
                     : HelloExchange.Turn.SPEAKS_FIRST, settings.slotSize(), qpNum);
+            // The side that speaks first on iWARP: its HELLO may be left unread by the peer's device.
+            helloNudge = accepted || device.verbs().writeCompletionsConfirmPlacement() ? null
+                    : new HelloNudge(eventLoop, qpNum, () -> closed || hello.isDone(), () -> {
+                        oneSided.nudge();
+                        postOneSided();
+                    });
             controls = new ControlMessages(sender, receiver.owed(), rings, hello, timers, keepAlive, counters);
             completions = new CompletionDispatch(events, listener, device, receiver, sender, oneSided, rings,
                     hello, timers, controls, keepAlive, counters);
@@ -229,6 +237,8 @@ public final class RdmaConnection {
     public void sendHello() throws IOException {
         if (hello.sendHello()) {
             events.connectionReady();
+        } else if (helloNudge != null) {
+            helloNudge.start();
         }
     }
 
@@ -383,6 +393,9 @@ public final class RdmaConnection {
             return;
         }
         closed = true;
+        if (helloNudge != null) {
+            helloNudge.cancel();
+        }
         if (watchedQp != 0) {
             device.asyncEvents().unwatch(watchedQp);
         }
