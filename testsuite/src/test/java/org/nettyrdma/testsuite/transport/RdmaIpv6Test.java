@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.net.ConnectException;
 import java.net.Inet4Address;
@@ -43,6 +44,7 @@ import org.nettyrdma.channel.rdma.RdmaChannelOption;
 import org.nettyrdma.channel.rdma.RdmaFallbackReason;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.testkit.Await;
+import org.nettyrdma.testkit.DeviceUnderTest;
 import org.nettyrdma.testkit.EchoHandler;
 import org.nettyrdma.testkit.EchoProbe;
 import org.nettyrdma.testkit.RdmaTestEnvironment;
@@ -56,6 +58,12 @@ import org.nettyrdma.testkit.RdmaTransportFixture;
  * interface and with it, and the IPv6 loopback address, which no RDMA device serves, over TCP.
  */
 class RdmaIpv6Test {
+
+    /**
+     * On iWARP RDMA CM listens on a kernel TCP socket: a server on the IPv6 wildcard takes IPv6 clients
+     * only, and has no TCP listener beside it (docs/devices.md#siw-known-failures).
+     */
+    private static final String IWARP_WILDCARD = "on iWARP the IPv6 wildcard takes neither IPv4 nor TCP clients";
 
     private static final InetAddress IPV6_ANY = address("::");
     private static final InetAddress IPV6_LOOPBACK = address("::1");
@@ -95,6 +103,7 @@ class RdmaIpv6Test {
 
     @Test
     void theIpv6WildcardTakesIpv4AndIpv6ClientsOverRdma() throws Exception {
+        assumeFalse(DeviceUnderTest.isIwarp(), IWARP_WILDCARD);
         List<RdmaSocketChannel> children = new CopyOnWriteArrayList<>();
         Channel server = rdma.server().childHandler(EchoHandler.keeping(children)).bind(IPV6_ANY, 0).sync().channel();
         InetSocketAddress bound = (InetSocketAddress) server.localAddress();
@@ -128,6 +137,7 @@ class RdmaIpv6Test {
 
     @Test
     void anIpv6AddressHoldsNoMoreConnectionsThanItsBound() throws Exception {
+        assumeFalse(DeviceUnderTest.isIwarp(), IWARP_WILDCARD);
         Channel server = rdma.server().option(RdmaChannelOption.MAX_CONNECTIONS_PER_ADDRESS, 1)
                 .childHandler(EchoHandler.INSTANCE).bind(IPV6_ANY, 0).sync().channel();
         int port = ((InetSocketAddress) server.localAddress()).getPort();
@@ -191,6 +201,7 @@ class RdmaIpv6Test {
 
     @Test
     void aClientToTheIpv6LoopbackReachesTheWildcardServerOverTcp() throws Exception {
+        assumeFalse(DeviceUnderTest.isIwarp(), IWARP_WILDCARD);
         List<RdmaSocketChannel> children = new CopyOnWriteArrayList<>();
         Channel server = rdma.server().childHandler(EchoHandler.keeping(children)).bind(0).sync().channel();
         InetSocketAddress target = new InetSocketAddress(IPV6_LOOPBACK,
