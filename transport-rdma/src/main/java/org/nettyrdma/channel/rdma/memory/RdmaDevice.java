@@ -90,8 +90,9 @@ public final class RdmaDevice {
         RdmaNative.queryDevice(context, RdmaNative.directBufferAddress(attr));
         this.capabilities = DeviceCapabilities.read(name, attr);
         this.verbs = DeviceVerbs.decide(capabilities);
-        // Once per device and process: what it reported decides what the transport posts there.
-        logger.info("RDMA device {}; {}", capabilities, verbs);
+        // Once per device and process: what it reported decides what the transport posts there. At
+        // DEBUG, as Netty logs what it found of the platform: an application's console stays its own.
+        logger.debug("RDMA device {}; {}", capabilities, verbs);
         this.pd = DisniNative.dispatcher()._allocPd(context);
         this.sentinel = DeviceWatcher.watch(this, address);
         this.asyncEvents = AsyncEvents.start(this);
