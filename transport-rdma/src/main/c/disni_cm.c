@@ -21,35 +21,68 @@
 #include "jni_util.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <rdma/rdma_cma.h>
 
+/* The offsets SockAddr writes and reads at ("Layouts"). */
+_Static_assert(sizeof(struct sockaddr_in6) == 28, "SockAddr.SIZE is 28");
+_Static_assert(offsetof(struct sockaddr_in6, sin6_port) == 2, "SockAddr writes sin6_port at 2");
+_Static_assert(offsetof(struct sockaddr_in6, sin6_addr) == 8, "SockAddr writes sin6_addr at 8");
+_Static_assert(offsetof(struct sockaddr_in6, sin6_scope_id) == 24, "SockAddr writes sin6_scope_id at 24");
+
 /*
- * Copies a Java sockaddr_in image ("Layouts") into a zeroed local: DiSNI's pooled buffers are reused
- * without clearing, so sin_zero holds whatever the previous user left there. Only AF_INET is
- * representable in DiSNI's 16-byte image. Returns 0 or EAFNOSUPPORT.
+ * Copies a Java sockaddr image ("Layouts") into a zeroed local, field by field: pooled buffers are
+ * reused without clearing, so padding holds whatever the previous user left there. The family says
+ * how long the image is: 16 bytes for AF_INET, 28 for AF_INET6 (DiSNI's own Java writes only
+ * AF_INET, in 16 bytes). Returns 0 or EAFNOSUPPORT.
  */
-static int read_sockaddr_in(jlong image, struct sockaddr_in *out) {
-    struct sockaddr_in in;
-    memcpy(&in, nr_ptr(image), sizeof(in));
-    if (in.sin_family != AF_INET) {
-        return EAFNOSUPPORT;
-    }
+static int read_sockaddr(jlong image, struct sockaddr_storage *out) {
+    sa_family_t family;
+    memcpy(&family, nr_ptr(image), sizeof(family));
     memset(out, 0, sizeof(*out));
-    out->sin_family = AF_INET;
-    out->sin_port = in.sin_port;
-    out->sin_addr = in.sin_addr;
-    return 0;
+    if (family == AF_INET) {
+        struct sockaddr_in in;
+        struct sockaddr_in *local = (struct sockaddr_in *) out;
+        memcpy(&in, nr_ptr(image), sizeof(in));
+        local->sin_family = AF_INET;
+        local->sin_port = in.sin_port;
+        local->sin_addr = in.sin_addr;
+        return 0;
+    }
+    if (family == AF_INET6) {
+        struct sockaddr_in6 in6;
+        struct sockaddr_in6 *local = (struct sockaddr_in6 *) out;
+        memcpy(&in6, nr_ptr(image), sizeof(in6));
+        local->sin6_family = AF_INET6;
+        local->sin6_port = in6.sin6_port;
+        local->sin6_flowinfo = in6.sin6_flowinfo;
+        local->sin6_addr = in6.sin6_addr;
+        local->sin6_scope_id = in6.sin6_scope_id;
+        return 0;
+    }
+    return EAFNOSUPPORT;
 }
 
-/* Writes the 16-byte image of an AF_INET address; -1 (Java: null) for other families ("CM natives"). */
-static jint write_sockaddr_in(const struct sockaddr *addr, jlong image) {
-    if (image == 0 || addr == NULL || addr->sa_family != AF_INET) {
+/*
+ * Writes the image of an AF_INET (16 bytes) or AF_INET6 (28 bytes) address; the memory must hold 28.
+ * -1 (Java: null) for other families, such as AF_IB ("CM natives").
+ */
+static jint write_sockaddr(const struct sockaddr *addr, jlong image) {
+    if (image == 0 || addr == NULL) {
         return -1;
     }
-    memcpy(nr_ptr(image), addr, sizeof(struct sockaddr_in));
-    return 0;
+    switch (addr->sa_family) {
+    case AF_INET:
+        memcpy(nr_ptr(image), addr, sizeof(struct sockaddr_in));
+        return 0;
+    case AF_INET6:
+        memcpy(nr_ptr(image), addr, sizeof(struct sockaddr_in6));
+        return 0;
+    default:
+        return -1;
+    }
 }
 
 /* Shared by _connect and _accept: both need a device before rdma_cm can pick depths for it. */
@@ -133,8 +166,8 @@ DISNI_NATIVE(void, bindAddr)(JNIEnv *env, jobject self NR_UNUSED, jlong id, jlon
         nr_throw_null(env, "rdma_bind_addr", id == 0 ? "rdma_cm_id" : "sockaddr");
         return;
     }
-    struct sockaddr_in local;
-    int err = read_sockaddr_in(addr, &local);
+    struct sockaddr_storage local;
+    int err = read_sockaddr(addr, &local);
     if (err != 0) {
         nr_throw_errno(env, "rdma_bind_addr", err);
         return;
@@ -160,12 +193,12 @@ DISNI_NATIVE(void, resolveAddr)(JNIEnv *env, jobject self NR_UNUSED, jlong id, j
         nr_throw_null(env, "rdma_resolve_addr", id == 0 ? "rdma_cm_id" : "sockaddr");
         return;
     }
-    struct sockaddr_in source;
-    struct sockaddr_in destination;
-    int err = read_sockaddr_in(dst, &destination);
+    struct sockaddr_storage source;
+    struct sockaddr_storage destination;
+    int err = read_sockaddr(dst, &destination);
     // DiSNI ignores src (Java always passes 0); honouring a non-zero one costs nothing.
     if (err == 0 && src != 0) {
-        err = read_sockaddr_in(src, &source);
+        err = read_sockaddr(src, &source);
     }
     if (err != 0) {
         nr_throw_errno(env, "rdma_resolve_addr", err);
@@ -303,14 +336,14 @@ DISNI_NATIVE(jint, getSrcAddr)(JNIEnv *env NR_UNUSED, jobject self NR_UNUSED, jl
     if (id == 0) {
         return -1;
     }
-    return write_sockaddr_in(rdma_get_local_addr(nr_ptr(id)), addr);
+    return write_sockaddr(rdma_get_local_addr(nr_ptr(id)), addr);
 }
 
 DISNI_NATIVE(jint, getDstAddr)(JNIEnv *env NR_UNUSED, jobject self NR_UNUSED, jlong id, jlong addr) {
     if (id == 0) {
         return -1;
     }
-    return write_sockaddr_in(rdma_get_peer_addr(nr_ptr(id)), addr);
+    return write_sockaddr(rdma_get_peer_addr(nr_ptr(id)), addr);
 }
 
 /* Destroys the id's QP (if any) and the id itself. */

@@ -35,6 +35,11 @@ static void throw_io(JNIEnv *env, const char *message) {
 void nr_throw_errno(JNIEnv *env, const char *op, int err) {
     char text[128];
     char message[256];
+    // Some providers return a negated errno from the calls that return the error (siw's post_send
+    // gives -EINVAL for an opcode it lacks): the message names the error either way.
+    if (err < 0) {
+        err = -err;
+    }
     // strerror() may use a static buffer; the natives run on many threads at once.
     // _GNU_SOURCE selects the strerror_r that returns the text (not always in `text`).
     const char *reason = strerror_r(err, text, sizeof(text));

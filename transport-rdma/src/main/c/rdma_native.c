@@ -42,7 +42,11 @@
 _Static_assert(RN(CM_EVENT_PRIVATE_DATA_OFFSET) + RN(CM_EVENT_PRIVATE_DATA_MAX) <= RN(CM_EVENT_SIZE),
                "the CM event record must hold the largest private data");
 _Static_assert(RN(QP_CAP_MAX_INLINE_DATA_OFFSET) + 4 <= RN(QP_CAP_SIZE), "QP cap record too small");
-_Static_assert(RN(DEVICE_CAP_FLAGS_OFFSET) + 4 <= RN(DEVICE_ATTR_SIZE), "device record too small");
+_Static_assert(RN(DEVICE_PORT_LINK_LAYER_OFFSET) + 4 <= RN(DEVICE_ATTR_SIZE), "device record too small");
+_Static_assert(RN(ATOMIC_NONE) == IBV_ATOMIC_NONE, "RdmaNative.ATOMIC_NONE must be IBV_ATOMIC_NONE");
+_Static_assert(RN(TRANSPORT_IB) == IBV_TRANSPORT_IB, "RdmaNative.TRANSPORT_IB must be IBV_TRANSPORT_IB");
+_Static_assert(RN(TRANSPORT_IWARP) == IBV_TRANSPORT_IWARP, "RdmaNative.TRANSPORT_IWARP must be IBV_TRANSPORT_IWARP");
+_Static_assert(RN(NODE_RNIC) == IBV_NODE_RNIC, "RdmaNative.NODE_RNIC must be IBV_NODE_RNIC");
 _Static_assert(RN(ACCESS_MW_BIND) == IBV_ACCESS_MW_BIND, "RdmaNative.ACCESS_MW_BIND must be IBV_ACCESS_MW_BIND");
 _Static_assert(RN(DEVICE_CAP_MEM_WINDOW_TYPE_2B) == IBV_DEVICE_MEM_WINDOW_TYPE_2B,
                "RdmaNative.DEVICE_CAP_MEM_WINDOW_TYPE_2B must be IBV_DEVICE_MEM_WINDOW_TYPE_2B");
@@ -395,6 +399,14 @@ RN_NATIVE(void, queryDevice)(JNIEnv *env, jclass clazz NR_UNUSED, jlong context,
     nr_put_u32(attrOut, RN(DEVICE_CAP_FLAGS_OFFSET), device.device_cap_flags);
     nr_put_u32(attrOut, RN(DEVICE_MAX_SRQ_OFFSET), (uint32_t) device.max_srq);
     nr_put_u32(attrOut, RN(DEVICE_MAX_SRQ_WR_OFFSET), (uint32_t) device.max_srq_wr);
+    nr_put_u32(attrOut, RN(DEVICE_ATOMIC_CAP_OFFSET), (uint32_t) device.atomic_cap);
+    nr_put_u32(attrOut, RN(DEVICE_MAX_MW_OFFSET), (uint32_t) device.max_mw);
+    nr_put_u32(attrOut, RN(DEVICE_MAX_SGE_RD_OFFSET), (uint32_t) device.max_sge_rd);
+    // No attribute bit says whether Write with immediate works: the transport type does (iWARP has none).
+    struct ibv_context *verbs = nr_ptr(context);
+    nr_put_u32(attrOut, RN(DEVICE_TRANSPORT_TYPE_OFFSET), (uint32_t) verbs->device->transport_type);
+    nr_put_u32(attrOut, RN(DEVICE_NODE_TYPE_OFFSET), (uint32_t) verbs->device->node_type);
+    nr_put_u32(attrOut, RN(DEVICE_PORT_LINK_LAYER_OFFSET), port.link_layer);
 }
 
 /*

@@ -125,9 +125,7 @@ public final class DeviceResources {
         if (!deviceRun()) {
             return new LinkedHashMap<>();
         }
-        String device = System.getenv("RDMA_TEST_DEVICE");
-        List<String> command = device != null ? List.of("rdma", "resource", "show", device)
-                : List.of("rdma", "resource", "show");
+        List<String> command = showCommand();
         // The allocator deregisters idle slabs on a timer thread at any moment: the slabs are subtracted
         // only from a reading during which no slab was registered or deregistered, or the kernel's
         // count and the allocator's would come from either side of such a change.
@@ -176,6 +174,27 @@ public final class DeviceResources {
     }
 
     /**
+     * Returns the shared receive queues the kernel counts on the test device ({@code srq} of
+     * {@code rdma resource show}), or -1 when this is no device run.
+     *
+     * @throws AssertionError on a device run when the {@code rdma} tool gives no such count
+     */
+    public static int kernelSharedReceiveQueues() {
+        if (!deviceRun()) {
+            return -1;
+        }
+        List<String> command = showCommand();
+        Result result = run(command);
+        String[] words = result.output().lines().findFirst().orElse("").trim().split("\\s+");
+        for (int i = 0; result.status() == 0 && i + 1 < words.length; i++) {
+            if (words[i].equals("srq") && words[i + 1].matches("\\d+")) {
+                return Integer.parseInt(words[i + 1]);
+            }
+        }
+        throw new AssertionError("no count of srq in `" + String.join(" ", command) + "` " + result.describe());
+    }
+
+    /**
      * Returns the memory regions the kernel counts on the test device, the allocator's slabs included,
      * or -1 when this is no device run.
      *
@@ -195,6 +214,12 @@ public final class DeviceResources {
     }
 
     /** Returns {@code true} where the tests have a device to count: the VM and a real RDMA host set these. */
+    /** Returns {@code rdma resource show} for the test device, or for every device if none is named. */
+    private static List<String> showCommand() {
+        String device = System.getenv("RDMA_TEST_DEVICE");
+        return device != null ? List.of("rdma", "resource", "show", device) : List.of("rdma", "resource", "show");
+    }
+
     private static boolean deviceRun() {
         return System.getenv("RDMA_TEST_DEVICE") != null || System.getenv("RDMA_TEST_ADDRESS") != null;
     }

@@ -15,9 +15,14 @@
  */
 package org.nettyrdma.testkit;
 
+import java.util.List;
+
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 
 /** Writes back what it reads, one flush per read loop. */
 @ChannelHandler.Sharable
@@ -26,6 +31,17 @@ public final class EchoHandler extends ChannelInboundHandlerAdapter {
     public static final EchoHandler INSTANCE = new EchoHandler();
 
     private EchoHandler() {
+    }
+
+    /** Returns a server's child handler that echoes on each child and adds the child to {@code children}. */
+    public static ChannelInitializer<Channel> keeping(List<RdmaSocketChannel> children) {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                children.add((RdmaSocketChannel) ch);
+                ch.pipeline().addLast(INSTANCE);
+            }
+        };
     }
 
     @Override

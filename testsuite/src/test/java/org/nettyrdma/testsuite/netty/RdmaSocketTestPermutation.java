@@ -40,6 +40,7 @@ import org.nettyrdma.channel.rdma.RdmaByteBufAllocator;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.channel.rdma.RdmaServerSocketChannel;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
+import org.nettyrdma.testkit.RdmaTestEnvironment;
 
 /**
  * Runs Netty's own socket testsuite with an RDMA server and an RDMA client, on the RDMA interface's
@@ -75,9 +76,12 @@ public final class RdmaSocketTestPermutation extends SocketTestPermutation {
         return allocators;
     }
 
-    /** Returns the RDMA interface's address with port 0. */
+    /**
+     * Returns the RDMA interface's address with port 0: its IPv4 address, or with
+     * {@code RDMA_TEST_IPV6=1} its IPv6 one ({@link RdmaTestEnvironment#address()}).
+     */
     public static SocketAddress newSocketAddress() {
-        return new InetSocketAddress(System.getenv(ADDRESS_VARIABLE), 0);
+        return new InetSocketAddress(RdmaTestEnvironment.address(), 0);
     }
 
     private synchronized EventLoopGroup group() {

@@ -28,8 +28,9 @@ import org.nettyrdma.testkit.RdmaTestEnvironment;
 
 /**
  * The test device as the {@code rdma} tool of iproute2 sees it, for the tests that remove it as an
- * operator or a driver reload does ({@code rdma link delete}) and add it back: an rxe device and the
- * netdev under it, which the rxe VM names in {@code RDMA_TEST_DEVICE} and {@code RDMA_TEST_NETDEV}.
+ * operator or a driver reload does ({@code rdma link delete}) and add it back: a software device (rxe,
+ * or siw) and the netdev under it, which the rxe VM names in {@code RDMA_TEST_DEVICE} and
+ * {@code RDMA_TEST_NETDEV}.
  */
 record RdmaLink(String device, String netdev) {
 
@@ -39,7 +40,7 @@ record RdmaLink(String device, String netdev) {
         String device = RdmaTestEnvironment.deviceName();
         String netdev = System.getenv("RDMA_TEST_NETDEV");
         assumeTrue(device != null && netdev != null, "removing the device needs RDMA_TEST_DEVICE and "
-                + "RDMA_TEST_NETDEV (an rxe device and its netdev, as the rxe VM sets them)");
+                + "RDMA_TEST_NETDEV (an rxe or siw device and its netdev, as the rxe VM sets them)");
         return new RdmaLink(device, netdev);
     }
 
@@ -85,7 +86,9 @@ record RdmaLink(String device, String netdev) {
     /** Adds the device again unless it is there, and waits until its port is active. */
     void addBack() throws Exception {
         if (!link().contains("link " + device + '/')) {
-            Result add = run(60, "rdma", "link", "add", device, "type", "rxe", "netdev", netdev);
+            // The link type is the device's name without its number: rxe0 is an rxe link, siw0 a siw one.
+            String type = device.replaceFirst("\\d+$", "");
+            Result add = run(60, "rdma", "link", "add", device, "type", type, "netdev", netdev);
             assertEquals(0, add.status, () -> "rdma link add: " + add.output);
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

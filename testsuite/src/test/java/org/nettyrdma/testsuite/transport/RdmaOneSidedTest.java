@@ -21,11 +21,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.nio.ByteOrder;
 import java.nio.channels.ClosedChannelException;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -49,6 +51,7 @@ import org.nettyrdma.channel.rdma.RdmaRemoteAccessException;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.channel.rdma.RemoteAccess;
 import org.nettyrdma.channel.rdma.RemoteRegion;
+import org.nettyrdma.testkit.DeviceUnderTest;
 import org.nettyrdma.testkit.RdmaTransportFixture;
 
 /**
@@ -172,13 +175,13 @@ class RdmaOneSidedTest {
     }
 
     @Test
-    void aClientReadsWritesAndUpdatesTheTableWithoutTheServersCpu() throws Exception {
-        Session session = open(RemoteAccess.READ, RemoteAccess.WRITE, RemoteAccess.ATOMIC);
+    void aClientReadsAndWritesTheTableWithoutTheServersCpu() throws Exception {
+        Session session = open(RemoteAccess.READ, RemoteAccess.WRITE);
         Exposer exposer = session.exposer();
         RdmaSocketChannel client = session.client();
         RemoteRegion remote = session.remote();
         assertEquals(TABLE, remote.length());
-        assertEquals(EnumSet.allOf(RemoteAccess.class), remote.access());
+        assertEquals(EnumSet.of(RemoteAccess.READ, RemoteAccess.WRITE), remote.access());
 
         ByteBuf read = await(client.oneSided().read(remote, 0, TABLE));
         assertArrayEquals(ByteBufUtil.getBytes(exposer.memory, GUARD, TABLE), ByteBufUtil.getBytes(read));
@@ -187,15 +190,8 @@ class RdmaOneSidedTest {
         byte[] written = new byte[300];
         Arrays.fill(written, (byte) 0x5A);
         await(client.oneSided().write(remote, 1000, Unpooled.wrappedBuffer(written)));
-        assertArrayEquals(written, ByteBufUtil.getBytes(exposer.memory, GUARD + 1000, written.length));
-
-        long before = word(exposer.memory, GUARD + 64);
-        assertEquals(before, await(client.oneSided().fetchAndAdd(remote, 64, 5)));
-        assertEquals(before + 5, word(exposer.memory, GUARD + 64));
-        assertEquals(before + 5, await(client.oneSided().compareAndSwap(remote, 64, before + 5, 42)));
-        assertEquals(42, word(exposer.memory, GUARD + 64));
-        assertEquals(42, await(client.oneSided().compareAndSwap(remote, 64, 7, 9)), "no swap: the old value");
-        assertEquals(42, word(exposer.memory, GUARD + 64));
+        assertArrayEquals(written, ByteBufUtil.getBytes(exposer.memory, GUARD + 1000, written.length),
+                "the Write's future completed once its bytes were in the peer's memory");
 
         // A read larger than one request is split; the stream still works beside it.
         ByteBuf again = await(client.oneSided().read(remote, 0, TABLE));
@@ -206,18 +202,81 @@ class RdmaOneSidedTest {
     }
 
     @Test
+    void aClientUpdatesTheTableAtomically() throws Exception {
+        DeviceUnderTest.assumeAtomics();
+        Session session = open(RemoteAccess.READ, RemoteAccess.WRITE, RemoteAccess.ATOMIC);
+        Exposer exposer = session.exposer();
+        RdmaSocketChannel client = session.client();
+        RemoteRegion remote = session.remote();
+        assertEquals(EnumSet.allOf(RemoteAccess.class), remote.access());
+
+        long before = word(exposer.memory, GUARD + 64);
+        assertEquals(before, await(client.oneSided().fetchAndAdd(remote, 64, 5)));
+        assertEquals(before + 5, word(exposer.memory, GUARD + 64));
+        assertEquals(before + 5, await(client.oneSided().compareAndSwap(remote, 64, before + 5, 42)));
+        assertEquals(42, word(exposer.memory, GUARD + 64));
+        assertEquals(42, await(client.oneSided().compareAndSwap(remote, 64, 7, 9)), "no swap: the old value");
+        assertEquals(42, word(exposer.memory, GUARD + 64));
+        assertTrue(client.isActive());
+        session.close();
+    }
+
+    /**
+     * On a device without atomics (siw) an atomic fails at once, naming the device and what it lacks,
+     * with nothing posted and the channel open; exposing memory for atomics is refused the same way.
+     */
+    @Test
+    void anAtomicFailsAtOnceWhereTheDeviceHasNone() throws Exception {
+        assumeFalse(DeviceUnderTest.verbs().atomics(), "the device has atomics");
+        String device = DeviceUnderTest.capabilities().name();
+        Session session = open(RemoteAccess.READ, RemoteAccess.WRITE);
+        RdmaSocketChannel client = session.client();
+        RemoteRegion forged = new RemoteRegion(session.remote().address(), TABLE, session.remote().rkey(),
+                EnumSet.allOf(RemoteAccess.class));
+        byte[] before = session.exposer().snapshot();
+        for (Future<Long> atomic : List.of(client.oneSided().fetchAndAdd(forged, 0, 1),
+                client.oneSided().compareAndSwap(forged, 0, 0, 1))) {
+            Throwable refused = failure(atomic);
+            assertInstanceOf(UnsupportedOperationException.class, refused, () -> "refused: " + refused);
+            assertTrue(refused.getMessage().contains(device) && refused.getMessage().contains("atomics"),
+                    refused::getMessage);
+        }
+        assertArrayEquals(before, session.exposer().snapshot(), "the table is unchanged");
+        assertTrue(client.isActive(), "the channel stays open");
+
+        RdmaSocketChannel child = session.exposer().child.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        ByteBuf table = OneSidedOperations.allocateExposable(64).writeZero(64);
+        Throwable exposing = failure(child.oneSided().expose(table, RemoteAccess.ATOMIC));
+        assertInstanceOf(UnsupportedOperationException.class, exposing, () -> "refused: " + exposing);
+        assertTrue(exposing.getMessage().contains(device), exposing::getMessage);
+        assertEquals(1, table.refCnt(), "the buffer is the caller's still");
+        table.release();
+        ByteBuf read = await(client.oneSided().read(session.remote(), 0, 64));
+        read.release();
+        session.close();
+    }
+
+    @Test
     void operationsInARowRegisterNoMemoryOfTheirOwn() throws Exception {
-        Session session = open(RemoteAccess.READ, RemoteAccess.ATOMIC);
+        // Where the device has atomics, they take landing memory as Reads do.
+        boolean atomics = DeviceUnderTest.verbs().atomics();
+        Session session = atomics ? open(RemoteAccess.READ, RemoteAccess.ATOMIC) : open(RemoteAccess.READ);
         RdmaSocketChannel client = session.client();
         RemoteRegion remote = session.remote();
         // The first of each takes the landing block the rest reuse.
         await(client.oneSided().read(remote, 0, 64)).release();
-        await(client.oneSided().fetchAndAdd(remote, 0, 1));
+        if (atomics) {
+            await(client.oneSided().fetchAndAdd(remote, 0, 1));
+        }
         long before = RdmaMemoryMetrics.snapshot().registrationsMade();
         int operations = 100;
         for (int i = 0; i < operations; i++) {
             await(client.oneSided().read(remote, 0, 64)).release();
-            await(client.oneSided().fetchAndAdd(remote, 0, 1));
+            if (atomics) {
+                await(client.oneSided().fetchAndAdd(remote, 0, 1));
+            } else {
+                await(client.oneSided().read(remote, 64, 8)).release();
+            }
         }
         long made = RdmaMemoryMetrics.snapshot().registrationsMade() - before;
         // The landing block stays a spare between operations; registering one each time would make
@@ -319,7 +378,9 @@ class RdmaOneSidedTest {
         assertInstanceOf(IllegalArgumentException.class, local, "refused before posting: the region grants no WRITE");
         RemoteRegion forged = new RemoteRegion(remote.address(), remote.length(), remote.rkey(),
                 EnumSet.allOf(RemoteAccess.class));
-        Throwable refused = failure(client.oneSided().fetchAndAdd(forged, 0, 1));
+        // The forged descriptor gets past the local check; the device refuses what the key does not grant.
+        Throwable refused = failure(DeviceUnderTest.verbs().atomics() ? client.oneSided().fetchAndAdd(forged, 0, 1)
+                : client.oneSided().write(forged, 0, Unpooled.wrappedBuffer(new byte[8])));
         assertInstanceOf(RdmaRemoteAccessException.class, refused, () -> "refused: " + refused);
         assertArrayEquals(before, exposer.snapshot(), "the table is unchanged");
         session.close();

@@ -34,7 +34,6 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -70,7 +69,7 @@ class RdmaTcpFallbackTest {
     @Test
     void aClientToTheLoopbackAddressFallsBackToTcp() throws Exception {
         List<RdmaSocketChannel> children = new CopyOnWriteArrayList<>();
-        Channel server = rdma.server().childHandler(collecting(children)).bind(0).sync().channel();
+        Channel server = rdma.server().childHandler(EchoHandler.keeping(children)).bind(0).sync().channel();
         InetSocketAddress target = new InetSocketAddress(LOOPBACK, port(server));
         RdmaFallbackCounts before = RdmaIoHandler.fallbacks(rdma.group());
 
@@ -119,7 +118,7 @@ class RdmaTcpFallbackTest {
     @Test
     void anRdmaClientAndATcpClientOnOneServerAtOnce() throws Exception {
         List<RdmaSocketChannel> children = new CopyOnWriteArrayList<>();
-        Channel server = rdma.bind(rdma.server().childHandler(collecting(children)));
+        Channel server = rdma.bind(rdma.server().childHandler(EchoHandler.keeping(children)));
         RdmaFallbackCounts before = RdmaIoHandler.fallbacks(rdma.group());
 
         EchoProbe overRdma = new EchoProbe(39, 64, 200_000, 7);
@@ -159,7 +158,7 @@ class RdmaTcpFallbackTest {
     void aServerShortOfRegisteredMemoryIsReachedOverTcp() throws Exception {
         List<RdmaSocketChannel> children = new CopyOnWriteArrayList<>();
         Channel server = rdma.bind(rdma.server().option(RdmaChannelOption.MAX_REGISTERED_MEMORY_PER_ADDRESS, 1L)
-                .childHandler(collecting(children)));
+                .childHandler(EchoHandler.keeping(children)));
 
         EchoProbe probe = new EchoProbe(41, 64, 100_000);
         RdmaSocketChannel client = (RdmaSocketChannel) rdma.client().handler(probe).connect(server.localAddress())
@@ -227,17 +226,6 @@ class RdmaTcpFallbackTest {
 
     private static int port(Channel server) {
         return ((InetSocketAddress) server.localAddress()).getPort();
-    }
-
-    /** Echoes on each child, and keeps the children. */
-    private static ChannelInitializer<Channel> collecting(List<RdmaSocketChannel> children) {
-        return new ChannelInitializer<>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                children.add((RdmaSocketChannel) ch);
-                ch.pipeline().addLast(EchoHandler.INSTANCE);
-            }
-        };
     }
 
     /**

@@ -17,6 +17,7 @@ package org.nettyrdma.channel.rdma;
 
 import java.io.IOException;
 import java.nio.channels.NotYetConnectedException;
+import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -208,6 +209,17 @@ abstract class AbstractRdmaStreamChannel extends AbstractRdmaChannel implements 
             drain.disconnect();
         }
         if (connection == null || connection.outstandingWorkRequests() == 0) {
+            streamUnsafe().connectionLost();
+        } else {
+            // The flushes end the input, after what arrived before them. A device may flush nothing
+            // posted to a queue pair that its peer's end already put in the error state (siw, once a
+            // killed peer's connection closed): then the input ends at the drain's bound.
+            eventLoop().schedule(this::flushesOverdue, CloseDrain.TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void flushesOverdue() {
+        if (isOpen() && connection != null && connection.outstandingWorkRequests() > 0) {
             streamUnsafe().connectionLost();
         }
     }

@@ -69,7 +69,11 @@ final class ClientSetUp extends ConnectionSetUp {
         super(channel);
     }
 
-    /** Returns {@code address} as a resolved {@link InetSocketAddress}, the only kind RDMA CM is given here. */
+    /**
+     * Returns {@code address} as a resolved {@link InetSocketAddress}, the only kind RDMA CM is given
+     * here. An IPv6 link-local address without its interface is refused before anything is tried: no
+     * route, over RDMA or TCP, can be found for it.
+     */
     static InetSocketAddress checkAddress(SocketAddress address) throws IOException {
         if (!(address instanceof InetSocketAddress)) {
             throw new IOException("unsupported address type: " + address + " (expected: InetSocketAddress)");
@@ -78,6 +82,7 @@ final class ClientSetUp extends ConnectionSetUp {
         if (inet.isUnresolved()) {
             throw new UnknownHostException(inet.getHostString());
         }
+        SockAddr.checkScope(inet.getAddress());
         return inet;
     }
 

@@ -215,12 +215,12 @@ abstract class ConnectionSetUp {
                 // A key registered here works on this connection's queue pair alone (docs/one-sided.md).
                 ownPd = ProtectionDomain.allocate(device);
             }
-            if (settings.hasOwnReceiveQueue()) {
+            if (settings.takesLoopQueue(device)) {
+                srq = channel.loop.sharedReceiveQueue(device, settings.slotSize(), RdmaReceiver.INITIAL_SHARE);
+            } else {
                 // Its peer's Sends, within its credit or beyond it, take receives of this queue alone.
                 srq = channel.loop.ownReceiveQueue(device, ownPd, settings.slotSize(),
-                        SharedReceiveQueue.ownCapacity(settings.receiveSlots()));
-            } else {
-                srq = channel.loop.sharedReceiveQueue(device, settings.slotSize(), RdmaReceiver.INITIAL_SHARE);
+                        SharedReceiveQueue.ownCapacity(settings.receiveSlots()), settings.receivesOnQueuePair(device));
             }
         } catch (IOException e) {
             if (ownPd != null) {

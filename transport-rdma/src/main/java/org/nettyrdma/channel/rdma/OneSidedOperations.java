@@ -48,7 +48,9 @@ import org.nettyrdma.channel.rdma.memory.ProtectionDomain;
  *
  * <p>Errors: arguments outside the descriptor (bounds, access, alignment) fail the future with an
  * {@link IllegalArgumentException} before anything is posted; a channel not connected, or closed, with
- * a {@link ClosedChannelException}; a request the peer's device refused with an
+ * a {@link ClosedChannelException}; an operation or access the channel's device cannot run (an atomic
+ * where the device has no atomics) with an {@link UnsupportedOperationException} naming the device and
+ * what it lacks, before anything is posted (docs/devices.md); a request the peer's device refused with an
  * {@link RdmaRemoteAccessException}, after which the channel closes, as the device put the connection
  * in the error state.
  */
@@ -78,7 +80,8 @@ public final class OneSidedOperations {
      * descriptor is what the peer needs. Only on a channel with {@link RdmaChannelOption#EXPOSE_MEMORY},
      * whose key works on this connection alone. Any other buffer fails the future with an
      * {@link IllegalArgumentException}: its memory moves when it grows, and the old memory, freed, would
-     * stay reachable by the peer.
+     * stay reachable by the peer. {@link RemoteAccess#ATOMIC} on a device without atomics fails it with an
+     * {@link UnsupportedOperationException}.
      */
     public Future<ExposedRegion> expose(ByteBuf buffer, RemoteAccess first, RemoteAccess... rest) {
         Promise<ExposedRegion> promise = channel.eventLoop().newPromise();
@@ -96,6 +99,11 @@ public final class OneSidedOperations {
             RdmaConnection connection = connectedOrFail(promise);
             if (connection == null) {
                 buffer.release();
+                return;
+            }
+            if (access.contains(RemoteAccess.ATOMIC) && !connection.device().verbs().atomics()) {
+                buffer.release();
+                promise.setFailure(noAtomics(connection, "exposing memory with remote atomic access"));
                 return;
             }
             ExposedMemory exposedMemory = connection.exposedMemory();
@@ -201,6 +209,9 @@ public final class OneSidedOperations {
                 requests.write(operation, done, part, remoteAddress + done, rkey);
             }
         }
+        if (!read) {
+            requests.endWrite(operation);
+        }
         connection.postOneSided();
     }
 
@@ -246,10 +257,19 @@ public final class OneSidedOperations {
         if (connection == null) {
             return;
         }
+        if (!connection.device().verbs().atomics()) {
+            promise.setFailure(noAtomics(connection, verb));
+            return;
+        }
         OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), null, false, verb,
                 remote, offset, Long.BYTES);
         connection.oneSided().atomic(operation, opcode, remote.address() + offset, remote.rkey(), compareAdd, swap);
         connection.postOneSided();
+    }
+
+    /** Returns the error of {@code operation}, which needs atomics, on a connection whose device has none. */
+    private static UnsupportedOperationException noAtomics(RdmaConnection connection, String operation) {
+        return connection.device().verbs().unsupported(operation, "atomics", "atomic_cap NONE");
     }
 
     /** Fails {@code promise} if the request is outside what {@code remote} says it grants. */

@@ -141,7 +141,9 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
      * its own of 4, but a peer that sends beyond its credit takes receives that other peers' credits
      * stand for until its connection is stopped: their Sends may then meet receiver-not-ready retries.
      * For trusted peers only (docs/security.md). Read when the connection is made: a server sets it as
-     * a child option. A connection with {@link #EXPOSE_MEMORY} always has a queue of its own.
+     * a child option. A connection with {@link #EXPOSE_MEMORY} always has a queue of its own, and so
+     * does every connection under {@code -Dorg.nettyrdma.sharedReceiveQueue=never}, which logs once
+     * that the option is ignored.
      */
     public static final ChannelOption<Boolean> SHARED_RECEIVE_QUEUE = valueOf(RdmaChannelOption.class,
             "SHARED_RECEIVE_QUEUE");

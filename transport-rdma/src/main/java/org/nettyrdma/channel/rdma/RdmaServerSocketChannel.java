@@ -16,12 +16,11 @@
 package org.nettyrdma.channel.rdma;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -37,9 +36,10 @@ import org.nettyrdma.channel.rdma.memory.RdmaDevice;
 import org.nettyrdma.channel.rdma.protocol.RejectReason;
 
 /**
- * A {@link ServerSocketChannel} over RDMA: an RDMA CM listener on an IPv4 address of an RDMA
- * interface, or on the wildcard address (every RDMA device). Each connect request becomes an
- * {@link RdmaSocketChannel}, whose id moves to the event loop the child is registered with.
+ * A {@link ServerSocketChannel} over RDMA: an RDMA CM listener on an IPv4 or IPv6 address of an
+ * RDMA interface, or on the wildcard address (every RDMA device, both families). Each connect
+ * request becomes an {@link RdmaSocketChannel}, whose id moves to the event loop the child is
+ * registered with.
  *
  * <p>With {@link RdmaChannelOption#TCP_FALLBACK} (the default) it also listens on TCP at the same
  * address and port ({@link TcpListener}; with port 0, TCP picks the port and RDMA CM takes the same
@@ -53,9 +53,12 @@ import org.nettyrdma.channel.rdma.protocol.RejectReason;
  */
 public final class RdmaServerSocketChannel extends AbstractRdmaChannel implements ServerSocketChannel {
 
+    /** Linux's errno for an address, or port, in use. */
+    private static final int EADDRINUSE = 98;
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaServerSocketChannel.class);
+    /** Whether the WARN of a server that cannot listen on TCP beside RDMA CM was logged: once per process. */
+    private static final AtomicBoolean IWARP_WARNED = new AtomicBoolean();
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
-    private static final InetAddress IPV4_ANY = ipv4Any();
     /** How often a server whose device was removed tries to listen again. */
     private static final long RELISTEN_MILLIS = 1000;
 
@@ -104,15 +107,12 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
 
     @Override
     protected void doBind(SocketAddress localAddress) throws Exception {
-        if (!(localAddress instanceof InetSocketAddress)) {
-            throw new IOException("unsupported address type: " + localAddress + " (expected: InetSocketAddress)");
-        }
-        InetSocketAddress address = (InetSocketAddress) localAddress;
-        if (!address.isUnresolved() && address.getAddress().isAnyLocalAddress()) {
+        InetSocketAddress address = ClientSetUp.checkAddress(localAddress);
+        if (address.getAddress().isAnyLocalAddress()) {
             // bind(port), as Netty programs do: RDMA CM then listens on every RDMA device, and each
-            // connection's QP is made on the device its request came through. IPv4 only (SockAddr),
-            // so the IPv6 wildcard a dual-stack JVM may give means the IPv4 one.
-            address = new InetSocketAddress(IPV4_ANY, address.getPort());
+            // connection's QP is made on the device its request came through. Either wildcard
+            // means both families, as on Netty's epoll transport (WildcardAddress).
+            address = new InetSocketAddress(WildcardAddress.get(), address.getPort());
         }
         if (config.isTcpFallback()) {
             tcp = new TcpListener(this);
@@ -128,6 +128,11 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
                 cm = loop.cm();
                 listen(address);
             } catch (IOException e) {
+                if (tcp != null && cm != null && isAddressInUse(e)) {
+                    listenInsteadOfTcp(address, e);
+                    transition(RdmaChannelState.ACTIVE);
+                    return;
+                }
                 if (tcp == null || cm != null) {
                     closeTcp();
                     throw e;
@@ -140,6 +145,33 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             }
         }
         transition(RdmaChannelState.ACTIVE);
+    }
+
+    /**
+     * Listens on RDMA CM at {@code address} without the TCP listener, which took the port first: on an
+     * iWARP device RDMA CM listens on a kernel TCP socket of its own, so the two cannot share a port
+     * (on RoCE and InfiniBand they can). RDMA clients are served there; TCP clients are not.
+     * {@code inUse} is the failure of the listen beside the TCP listener; a second failure fails the bind.
+     */
+    private void listenInsteadOfTcp(InetSocketAddress address, IOException inUse) throws IOException {
+        closeTcp();
+        try {
+            listen(address);
+        } catch (IOException e) {
+            e.addSuppressed(inUse);
+            throw e;
+        }
+        if (IWARP_WARNED.compareAndSet(false, true)) {
+            logger.warn("{}: RDMA CM takes TCP's port here (an iWARP device): no TCP listener, so TCP clients "
+                    + "are not served at this port, nor at the other servers' on such a device (logged once)", this);
+        } else {
+            logger.debug("{}: RDMA CM takes TCP's port here (an iWARP device): no TCP listener", this);
+        }
+    }
+
+    /** Returns {@code true} if {@code e} is the native layer's EADDRINUSE. */
+    private static boolean isAddressInUse(IOException e) {
+        return e.getMessage() != null && e.getMessage().endsWith("(errno " + EADDRINUSE + ")");
     }
 
     private void closeTcp() {
@@ -210,14 +242,6 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
                 listenAgainLater();
             }
         }, RELISTEN_MILLIS, TimeUnit.MILLISECONDS);
-    }
-
-    private static InetAddress ipv4Any() {
-        try {
-            return InetAddress.getByAddress(new byte[4]);
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e); // four bytes are always an IPv4 address
-        }
     }
 
     @Override

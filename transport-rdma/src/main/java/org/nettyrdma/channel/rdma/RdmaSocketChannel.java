@@ -38,9 +38,10 @@ import org.nettyrdma.channel.rdma.loop.RdmaLoop;
 import org.nettyrdma.channel.rdma.memory.RdmaDevice;
 
 /**
- * A {@link SocketChannel} over RDMA: an RC queue pair connected with RDMA CM to an IPv4 address of an
- * RDMA interface, carrying a byte stream exactly as a TCP socket does (docs/protocol.md). Use it with
- * an event loop group of {@link RdmaIoHandler}s; a pipeline written for TCP works unchanged.
+ * A {@link SocketChannel} over RDMA: an RC queue pair connected with RDMA CM to an IPv4 or IPv6
+ * address of an RDMA interface, carrying a byte stream exactly as a TCP socket does
+ * (docs/protocol.md). Use it with an event loop group of {@link RdmaIoHandler}s; a pipeline written
+ * for TCP works unchanged.
  *
  * <p>The channel becomes active once both sides exchanged their {@code HELLO}; a connect fails with a
  * {@link ConnectException} naming the RDMA CM event and status (no listener, no route, no RDMA device)

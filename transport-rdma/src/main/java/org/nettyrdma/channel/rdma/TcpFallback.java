@@ -29,6 +29,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.util.NetUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
@@ -160,20 +161,21 @@ final class TcpFallback {
 
     /** Says what RDMA was missing for a connect to {@code remote}. */
     private static String missing(RdmaFallbackReason reason, InetSocketAddress remote) {
-        String host = remote.getAddress().getHostAddress();
+        // In brackets for IPv6, so that the port cannot be read as the address's last group.
+        String hostAndPort = NetUtil.toSocketAddressString(remote);
         switch (reason) {
             case NO_LOCAL_DEVICE:
                 return "RDMA is unavailable in this process";
             case NO_ROUTE:
-                return "no RDMA device serves " + host;
+                return "no RDMA device serves " + remote.getAddress().getHostAddress();
             case NO_RDMA_LISTENER:
-                return "no RDMA listener at " + host + ':' + remote.getPort();
+                return "no RDMA listener at " + hostAndPort;
             case RDMA_UNREACHABLE:
-                return "no answer over RDMA CM from " + host + ':' + remote.getPort();
+                return "no answer over RDMA CM from " + hostAndPort;
             case PEER_DECLINED:
-                return "the server at " + host + ':' + remote.getPort() + " declined RDMA";
+                return "the server at " + hostAndPort + " declined RDMA";
             default:
-                return "cannot connect over RDMA to " + host + ':' + remote.getPort() + ": " + reason.description();
+                return "cannot connect over RDMA to " + hostAndPort + ": " + reason.description();
         }
     }
 

@@ -94,6 +94,14 @@ class TcpFallbackDecisionTest {
                 noListener);
     }
 
+    @Test
+    void anIpv6AddressIsInBracketsBeforeItsPort() throws Exception {
+        InetSocketAddress ipv6 = new InetSocketAddress(InetAddress.getByName("fd00:77::1"), 7000);
+        String noListener = TcpFallback.refused(RdmaFallbackReason.NO_RDMA_LISTENER, "RDMA CM REJECTED, status 8",
+                ipv6).getMessage();
+        assertTrue(noListener.startsWith("no RDMA listener at [fd00:77::1]:7000"), noListener);
+    }
+
     private CmEvent event(int type, int status) {
         record.putInt(RdmaNative.CM_EVENT_TYPE_OFFSET, type);
         record.putInt(RdmaNative.CM_EVENT_STATUS_OFFSET, status);

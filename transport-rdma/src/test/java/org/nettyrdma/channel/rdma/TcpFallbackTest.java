@@ -22,10 +22,12 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import static java.nio.charset.StandardCharsets.US_ASCII;
 
 import java.net.ConnectException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -56,6 +58,7 @@ import io.netty.channel.epoll.EpollSocketChannelConfig;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.unix.Socket;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.Future;
@@ -314,6 +317,34 @@ class TcpFallbackTest {
             assertArrayEquals(sent, collector.all.get(10, TimeUnit.SECONDS));
             assertInstanceOf(RdmaSocketChannel.class, lastAccepted);
             client.close().sync();
+        } finally {
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aServerBoundToThePortAloneServesIpv4AndIpv6ClientsAsEpollDoes() throws Exception {
+        assumeTrue(Socket.isIPv6Preferred(), "Netty's epoll makes IPv4 sockets only here");
+        Channel server = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
+                .childHandler(recordingAccepted(EchoHandler.INSTANCE)).bind(0).sync().channel();
+        try {
+            InetSocketAddress bound = (InetSocketAddress) server.localAddress();
+            assertInstanceOf(Inet6Address.class, bound.getAddress(), "the IPv6 wildcard, as epoll's: " + bound);
+            assertTrue(bound.getAddress().isAnyLocalAddress(), bound.toString());
+            for (InetAddress host : new InetAddress[] {LOOPBACK, InetAddress.getByName("::1")}) {
+                byte[] sent = randomBytes(10_000);
+                Collector collector = new Collector(sent.length);
+                RdmaSocketChannel client = (RdmaSocketChannel) new Bootstrap().group(group)
+                        .channel(RdmaSocketChannel.class).handler(collector)
+                        .connect(new InetSocketAddress(host, bound.getPort())).sync().channel();
+                client.writeAndFlush(Unpooled.wrappedBuffer(sent)).sync();
+                assertArrayEquals(sent, collector.all.get(10, TimeUnit.SECONDS));
+                // An IPv4 client of the dual-stack socket reads as IPv4, not as ::ffff:127.0.0.1.
+                assertEquals(client.localAddress(), lastAccepted.remoteAddress(), "the child's peer");
+                InetAddress peer = ((InetSocketAddress) lastAccepted.remoteAddress()).getAddress();
+                assertEquals(host.getClass(), peer.getClass(), peer.toString());
+                client.close().sync();
+            }
         } finally {
             server.close().sync();
         }

@@ -81,9 +81,28 @@ public record ConnectionSettings(int receiveSlots, int slotSize, int sendQueueDe
 
     /**
      * Returns {@code true} if the connection has a receive queue of its own: unless it asked for its
-     * loop's shared one, and has no protection domain of its own.
+     * loop's shared one, has no protection domain of its own, and shared receive queues are not
+     * turned off ({@link ReceiveQueuePolicy}). A device without them gives it one of its own as well
+     * ({@link #takesLoopQueue}).
      */
     public boolean hasOwnReceiveQueue() {
-        return !sharedReceiveQueue || exposeMemory;
+        return !sharedReceiveQueue || exposeMemory || !ReceiveQueuePolicy.allowed();
+    }
+
+    /**
+     * Returns {@code true} if the connection takes its receives from its loop's shared receive queue on
+     * {@code device}: it has no queue of its own, and the device has shared receive queues.
+     */
+    public boolean takesLoopQueue(RdmaDevice device) {
+        return ReceiveQueuePolicy.takesLoopQueue(sharedReceiveQueue && !exposeMemory, device);
+    }
+
+    /**
+     * Returns {@code true} if the connection's own receive queue on {@code device} is its queue pair's
+     * rather than a shared receive queue only its queue pair uses: where shared receive queues are not
+     * to be had ({@link ReceiveQueuePolicy#sharedQueues}).
+     */
+    public boolean receivesOnQueuePair(RdmaDevice device) {
+        return !ReceiveQueuePolicy.sharedQueues(device);
     }
 }

@@ -21,6 +21,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.concurrent.Promise;
 import org.nettyrdma.channel.rdma.RdmaRemoteAccessException;
 import org.nettyrdma.channel.rdma.RemoteRegion;
@@ -48,6 +49,10 @@ public final class OneSidedRequests {
     private static final int READ = 0;
     private static final int WRITE = 1;
     private static final int ATOMIC = 2;
+    /** A zero-length Read after a Write, answered once the Write is placed (iWARP only). */
+    private static final int CONFIRMATION = 3;
+    /** A zero-length Read that only makes the peer's device read what came before it ({@link HelloNudge}). */
+    private static final int NUDGE = 4;
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     /** One operation the application asked for: its promise, and what its requests fill or send. */
@@ -130,13 +135,16 @@ public final class OneSidedRequests {
 
     private final RdmaSender sender;
     private final SendBlocks landing;
+    /** Whether a Write is followed by a {@link #CONFIRMATION}: its own completion does not say it was placed. */
+    private final boolean confirmsWrites;
     private final ArrayDeque<Part> waiting = new ArrayDeque<>();
     private final ArrayDeque<Part> posted = new ArrayDeque<>();
     private boolean closed;
 
-    OneSidedRequests(RdmaSender sender, SendBlocks landing) {
+    OneSidedRequests(RdmaSender sender, SendBlocks landing, boolean confirmsWrites) {
         this.sender = sender;
         this.landing = landing;
+        this.confirmsWrites = confirmsWrites;
     }
 
     /** Returns the largest request: a Read lands in one region of a landing block, a Write is staged in one. */
@@ -152,6 +160,29 @@ public final class OneSidedRequests {
     /** Adds a Write of {@code length} bytes of {@code operation}'s buffer from {@code offset} to {@code remoteAddress}. */
     public void write(Operation operation, int offset, int length, long remoteAddress, int rkey) {
         add(new Part(operation, WRITE, WorkRequests.OPCODE_RDMA_WRITE, offset, length, remoteAddress, rkey, 0, 0));
+    }
+
+    /**
+     * Ends a Write's requests: where a Write's completion does not say that the peer's device placed it
+     * (iWARP, {@link org.nettyrdma.channel.rdma.memory.DeviceVerbs#writeCompletionsConfirmPlacement()}),
+     * adds a zero-length RDMA Read after them, which the peer's device answers only once it placed the
+     * Writes before it; a key it refused ends the connection instead, and the operation fails.
+     */
+    public void endWrite(Operation operation) {
+        if (confirmsWrites) {
+            add(new Part(operation, CONFIRMATION, WorkRequests.OPCODE_RDMA_READ, 0, 0, operation.remoteAddress(),
+                    operation.rkey(), 0, 0));
+        }
+    }
+
+    /**
+     * Adds a zero-length RDMA Read of nothing, which needs no key and no landing memory: the peer's
+     * device answers it after reading whatever came before it ({@link HelloNudge}).
+     */
+    void nudge() {
+        Operation operation = new Operation(ImmediateEventExecutor.INSTANCE.newPromise(), null, false,
+                "a zero-length RDMA Read that nudges the peer's device", null, 0, 0);
+        add(new Part(operation, NUDGE, WorkRequests.OPCODE_RDMA_READ, 0, 0, 0, 0, 0, 0));
     }
 
     /** Adds an atomic ({@code opcode}) on the word at {@code remoteAddress}. */
@@ -181,6 +212,10 @@ public final class OneSidedRequests {
     }
 
     private boolean post(Part part) throws IOException {
+        if (part.kind == NUDGE) {
+            part.sequence = sender.postRead(0, 0, 0, 0, 0);
+            return part.sequence >= 0;
+        }
         if (part.kind == WRITE) {
             ByteBuf source = part.operation.buffer;
             part.sequence = sender.postWrite(source, source.readerIndex() + part.offset, part.length,
@@ -193,7 +228,7 @@ public final class OneSidedRequests {
         }
         StagingBlock block = landing.current();
         long address = block.address() + offset;
-        part.sequence = part.kind == READ
+        part.sequence = part.kind != ATOMIC
                 ? sender.postRead(address, block.lkey(), part.length, part.remoteAddress, part.rkey)
                 : sender.postAtomic(part.opcode, address, block.lkey(), part.remoteAddress, part.rkey,
                         part.compareAdd, part.swap);
@@ -230,7 +265,7 @@ public final class OneSidedRequests {
                 ByteBuf memory = part.landed.memory();
                 if (part.kind == READ) {
                     operation.buffer.setBytes(part.offset, memory, part.landedOffset, part.length);
-                } else {
+                } else if (part.kind == ATOMIC) {
                     operation.value = LITTLE_ENDIAN ? memory.getLongLE(part.landedOffset)
                             : memory.getLong(part.landedOffset);
                 }
@@ -266,8 +301,20 @@ public final class OneSidedRequests {
             if (part.landed != null) {
                 landing.returnTo(part.landingMark);
             }
-            fail(part.operation, failure(part.operation, status));
+            fail(part.operation, part.kind == CONFIRMATION ? unconfirmed(part.operation)
+                    : failure(part.operation, status));
         }
+    }
+
+    /**
+     * The failure of a Write whose confirmation did not come back: on iWARP the peer's device ends the
+     * connection when it refuses a key, and nothing else says which key or why.
+     */
+    private static Throwable unconfirmed(Operation operation) {
+        return new RdmaRemoteAccessException(operation.what() + " was not confirmed placed: the connection ended "
+                + "first, as an iWARP device ends it when it refuses a Write (a revoked key, a key exposed on another "
+                + "connection, bytes past the region or no write access), or when the peer went away; the "
+                + "connection is closed");
     }
 
     private static Throwable failure(Operation operation, int status) {
@@ -305,6 +352,13 @@ public final class OneSidedRequests {
             return;
         }
         closed = true;
+        // A Write whose confirmation is in flight was sent whole, and may have been refused: say so
+        // before its parts still in flight fail it as merely closed.
+        for (Part part : posted) {
+            if (part.kind == CONFIRMATION) {
+                fail(part.operation, unconfirmed(part.operation));
+            }
+        }
         ClosedChannelException cause = new ClosedChannelException();
         for (Part part : posted) {
             fail(part.operation, cause);

@@ -105,7 +105,7 @@ final class QueuePairResources {
         // Room for every control message inline whatever the user asked for: then none needs
         // registered memory, and a burst of closes takes no staging block.
         qp = createQp(device, cq, id, srq, cap, sendDepth, Math.max(maxInlineData, RdmaProtocol.MAX_CONTROL_SIZE));
-        srq.queuePairCreated();
+        srq.queuePairCreated(qp);
         // A device may grant more than was asked (rxe reports room for one SGE, 16 bytes, when 0
         // was asked); what the user asked for still bounds the data Sends, so that 0 means none.
         int granted = cap.getInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET);
@@ -130,10 +130,12 @@ final class QueuePairResources {
      */
     private static long createQp(RdmaDevice device, CompletionQueue cq, long id, SharedReceiveQueue srq,
                                  ByteBuffer cap, int sendDepth, int inline) throws IOException {
+        // A queue pair on an ibv_srq has no receive queue; one without takes its slots into its own.
+        int receives = srq.queuePairReceives();
         cap.putInt(RdmaNative.QP_CAP_MAX_SEND_WR_OFFSET, sendDepth)
-                .putInt(RdmaNative.QP_CAP_MAX_RECV_WR_OFFSET, 0)
+                .putInt(RdmaNative.QP_CAP_MAX_RECV_WR_OFFSET, receives)
                 .putInt(RdmaNative.QP_CAP_MAX_SEND_SGE_OFFSET, 1)
-                .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, 0)
+                .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, receives > 0 ? 1 : 0)
                 .putInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET, inline);
         try {
             return RdmaNative.createQp(id, srq.pd(), cq.cq(), cq.cq(), srq.srq(),

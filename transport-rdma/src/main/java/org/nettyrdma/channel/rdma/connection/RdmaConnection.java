@@ -25,6 +25,7 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.RdmaCreditTimeoutException;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.loop.CompletionQueue;
 import org.nettyrdma.channel.rdma.loop.SharedReceiveQueue;
 import org.nettyrdma.channel.rdma.memory.ProtectionDomain;
@@ -65,11 +66,15 @@ public final class RdmaConnection {
     private final CompletionDispatch completions;
     private final OneSidedRequests oneSided;
     private final ExposedMemory exposed;
+    /** Nudges the peer's device to read this side's HELLO, where it may not (iWARP); {@code null} elsewhere. */
+    private final HelloNudge helloNudge;
     /** The queue pair was moved to the error state ({@link #disconnect()}). */
     private boolean disconnected;
     /** The connection failed and was stopped: nothing the peer sends is taken any more ({@link #abort()}). */
     private boolean aborted;
     private boolean closed;
+    /** The {@code ibv_qp*} whose async errors this connection is told of; 0 before and after. */
+    private long watchedQp;
 
     /**
      * Creates the queue pair on the CM id {@code id}, in {@code cq} where
@@ -119,17 +124,28 @@ public final class RdmaConnection {
             sender = new RdmaSender(device, resources.qp(), resources.maxInline(), resources.controlInline(),
                     sendDepth, sendBufferSize, receiver.owed(), counters, staging);
             oneSided = new OneSidedRequests(sender, new SendBlocks(new RegisteredBlocks(device, ownPd,
-                    RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize));
+                    RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize),
+                    !device.verbs().writeCompletionsConfirmPlacement());
             rings = new RingOwner(listener, memory, resources, sender, receiver, eventLoop,
                     settings.ringIdleMillis());
             hello = new HelloExchange(sender, receiver, accepted ? HelloExchange.Turn.ANSWERS
                     : HelloExchange.Turn.SPEAKS_FIRST, settings.slotSize(), qpNum);
+            // The side that speaks first on iWARP: its HELLO may be left unread by the peer's device.
+            helloNudge = accepted || device.verbs().writeCompletionsConfirmPlacement() ? null
+                    : new HelloNudge(eventLoop, qpNum, () -> closed || hello.isDone(), () -> {
+                        oneSided.nudge();
+                        postOneSided();
+                    });
             controls = new ControlMessages(sender, receiver.owed(), rings, hello, timers, keepAlive, counters);
             completions = new CompletionDispatch(events, listener, device, receiver, sender, oneSided, rings,
                     hello, timers, controls, keepAlive, counters);
-            // From here the queue pair's completions, sends and receives, reach the channel.
+            // From here the queue pair's completions, sends and receives, reach the channel, and so do
+            // its errors that the device reports as async events.
             sender.chain().claim(owner);
             srq.attach(qpNum, owner);
+            long qp = resources.qp();
+            device.asyncEvents().watch(qp, type -> eventLoop.execute(() -> queuePairFailed(type)));
+            watchedQp = qp;
             receiver.reserveForHello();
             created = true;
         } finally {
@@ -137,6 +153,22 @@ public final class RdmaConnection {
                 close();
             }
         }
+    }
+
+    /**
+     * Fails the connection on an error the device reported of its queue pair ({@code IBV_EVENT_QP_*}):
+     * the queue pair is in the error state, and on iWARP nothing else may say so until the CM's
+     * disconnect, seconds later.
+     */
+    private void queuePairFailed(int type) {
+        if (closed) {
+            return;
+        }
+        String what = type == RdmaNative.EVENT_QP_ACCESS_ERR ? "the peer asked for memory its key does not grant"
+                : type == RdmaNative.EVENT_QP_REQ_ERR ? "the peer sent an invalid request"
+                : "the queue pair failed";
+        events.connectionFailed(new IOException("qp " + qpNum + ": the RDMA device " + device.name()
+                + " put the queue pair in the error state: " + what + " (async event " + type + ")"));
     }
 
     /** Returns {@code true} if the queue pair's sends or receives complete into {@code queue}. */
@@ -205,6 +237,8 @@ public final class RdmaConnection {
     public void sendHello() throws IOException {
         if (hello.sendHello()) {
             events.connectionReady();
+        } else if (helloNudge != null) {
+            helloNudge.start();
         }
     }
 
@@ -359,6 +393,12 @@ public final class RdmaConnection {
             return;
         }
         closed = true;
+        if (helloNudge != null) {
+            helloNudge.cancel();
+        }
+        if (watchedQp != 0) {
+            device.asyncEvents().unwatch(watchedQp);
+        }
         if (controls != null) {
             controls.stop();
         }

@@ -21,19 +21,22 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.nettyrdma.channel.rdma.memory.DeviceVerbs;
 import org.nettyrdma.channel.rdma.memory.RdmaDevice;
 
 /**
  * Decides whether a connection opens a receive ring to its peer, that is whether the peer may RDMA
  * Write into this process at all (docs/security.md). A ring is opened only through a memory window
  * bound to the connection's queue pair, so only on a device where such a window confines the peer
- * ({@link RdmaDevice#windowsConfinePeers()}); elsewhere, rxe among them, the connection announces no
- * ring and takes everything by Send, and no key of this process ever reaches a peer.
+ * ({@link DeviceVerbs#windowsConfinePeers()}); elsewhere, rxe among them, the connection announces no
+ * ring and takes everything by Send, and no key of this process ever reaches a peer. A device without
+ * type-2 windows or without Writes with immediate (iWARP) cannot carry a ring at all
+ * ({@link DeviceVerbs#hostsRings()}): there no connection opens one, whatever is asked.
  *
- * <p>The system property {@value #PROPERTY} overrides the choice for every device: {@code auto} (the
- * default) as above, {@code never} for no ring anywhere, {@code always} for a ring even on a device
- * where any peer can invalidate windows, which is safe only if every peer of the process is trusted.
- * It is read at each connection, so a test can change it between connections.
+ * <p>The system property {@value #PROPERTY} overrides the choice for every device that can carry a
+ * ring: {@code auto} (the default) as above, {@code never} for no ring anywhere, {@code always} for a
+ * ring even on a device where any peer can invalidate windows, which is safe only if every peer of the
+ * process is trusted. It is read at each connection, so a test can change it between connections.
  */
 final class RingPolicy {
 
@@ -58,8 +61,14 @@ final class RingPolicy {
      */
     static boolean opensRing(RdmaDevice device) {
         String mode = System.getProperty(PROPERTY, AUTO);
-        boolean opens = opensRing(mode, device.windowsConfinePeers());
-        if (!device.windowsConfinePeers() && LOGGED.add(device.name())) {
+        DeviceVerbs verbs = device.verbs();
+        boolean opens = opensRing(mode, verbs.windowsConfinePeers(), verbs.hostsRings());
+        if (!verbs.hostsRings()) {
+            if (!AUTO.equals(mode.trim().toLowerCase(Locale.ROOT)) && LOGGED.add(device.name())) {
+                logger.info("-D{}={}: the RDMA device {} cannot carry a ring ({}): its connections open none",
+                        PROPERTY, mode, device.name(), verbs);
+            }
+        } else if (!verbs.windowsConfinePeers() && LOGGED.add(device.name())) {
             if (opens) {
                 logger.warn("-D{}={}: connections on the RDMA device {} open their ring through a memory window, "
                         + "which on this device does not confine a peer: any peer can invalidate it and, on rxe, "
@@ -81,11 +90,22 @@ final class RingPolicy {
      * @throws IllegalArgumentException if {@code mode} is not {@code auto}, {@code always} or {@code never}
      */
     static boolean opensRing(String mode, boolean windowsConfinePeers) {
+        return opensRing(mode, windowsConfinePeers, true);
+    }
+
+    /**
+     * Returns {@code true} if a connection opens a ring under {@code mode} on a device whose windows do
+     * or do not confine a peer and which can or cannot carry a ring at all: one that cannot opens none,
+     * since its ring would need a verb it lacks.
+     *
+     * @throws IllegalArgumentException if {@code mode} is not {@code auto}, {@code always} or {@code never}
+     */
+    static boolean opensRing(String mode, boolean windowsConfinePeers, boolean hostsRings) {
         switch (mode.trim().toLowerCase(Locale.ROOT)) {
             case AUTO:
-                return windowsConfinePeers;
+                return windowsConfinePeers && hostsRings;
             case "always":
-                return true;
+                return hostsRings;
             case "never":
                 return false;
             default:

@@ -104,7 +104,8 @@ final class RingWriter {
      */
     void peerHello(SendCredits credits, int maxRingSize, int maxSendPayload, int minWrite) {
         this.credits = credits;
-        this.maxRingSize = maxRingSize;
+        // A device without Writes with immediate (iWARP) never asks for the ring a peer offers.
+        this.maxRingSize = device.capabilities().hasWriteWithImmediate() ? maxRingSize : 0;
         this.maxSendPayload = maxSendPayload;
         this.minWrite = minWrite;
     }

@@ -25,7 +25,10 @@ import java.util.Locale;
  * Loads the project's {@code libdisni.so} from the jar, as Netty loads its own native libraries, and
  * turns every way that can fail into a message that says what to install or change.
  *
- * <p>The jar carries the library under {@link #BUNDLED_PATH}. It is copied to a private temporary
+ * <p>The jar carries one library per platform that Netty ships native transports for, under Netty's
+ * classifier names: {@code META-INF/native/linux-x86_64/libdisni.so} and
+ * {@code META-INF/native/linux-aarch_64/libdisni.so}; {@link #bundledPath(String, String)} picks the
+ * one for the running JVM's {@code os.name} and {@code os.arch}. It is copied to a private temporary
  * file, loaded by absolute path and the file deleted again. DiSNI's own classes then call
  * {@code System.loadLibrary("disni")}, which looks only on {@code java.library.path} unless the JDK
  * finds the library linked in ("built in", JNI's static-library naming of JEP 178, marked by a
@@ -45,8 +48,12 @@ public final class NativeLibrary {
 
     /** The name DiSNI loads: {@code System.loadLibrary("disni")}. */
     static final String NAME = "disni";
-    /** Where the jar carries the library built for this platform. */
-    static final String BUNDLED_PATH = "META-INF/native/linux-x86_64/" + System.mapLibraryName(NAME);
+    /** The library's file name on Linux, the only operating system it is built for. */
+    static final String FILE_NAME = "lib" + NAME + ".so";
+    /** Netty's classifier of the x86-64 build: its directory under {@code META-INF/native/}. */
+    static final String LINUX_X86_64 = "linux-x86_64";
+    /** Netty's classifier of the AArch64 build. */
+    static final String LINUX_AARCH_64 = "linux-aarch_64";
     /**
      * Version of the contract between the Java side and the project's C code; the library returns
      * the same from {@link #abiVersion()}, and a disagreement means the library is stale.
@@ -82,24 +89,51 @@ public final class NativeLibrary {
         return UNAVAILABILITY_CAUSE;
     }
 
+    /**
+     * Returns the class-path resource that holds the library built for a platform, as the JVM names
+     * it in {@code os.name} and {@code os.arch}.
+     *
+     * @throws UnsupportedOperationException naming the platform, when the jar carries no build for it
+     */
+    static String bundledPath(String osName, String osArch) {
+        String os = osName.toLowerCase(Locale.ROOT);
+        String arch = osArch.toLowerCase(Locale.ROOT);
+        String classifier = null;
+        if (os.startsWith("linux")) {
+            // OpenJDK reports amd64 and aarch64; x86_64 and arm64 are the other names in use.
+            if (arch.equals("amd64") || arch.equals("x86_64")) {
+                classifier = LINUX_X86_64;
+            } else if (arch.equals("aarch64") || arch.equals("arm64")) {
+                classifier = LINUX_AARCH_64;
+            }
+        }
+        if (classifier == null) {
+            throw new UnsupportedOperationException("netty-rdma's native library is built for Linux on x86-64 ("
+                    + LINUX_X86_64 + ") and AArch64 (" + LINUX_AARCH_64 + "), not for " + osName + '/' + osArch);
+        }
+        return "META-INF/native/" + classifier + '/' + FILE_NAME;
+    }
+
     private static Throwable load() {
-        if (!isLinuxX8664()) {
-            return new UnsupportedOperationException("netty-rdma supports only Linux on x86-64, not "
-                    + System.getProperty("os.name") + '/' + System.getProperty("os.arch"));
+        String bundledPath;
+        try {
+            bundledPath = bundledPath(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
+        } catch (UnsupportedOperationException e) {
+            return e;
         }
         ClassLoader loader = NativeLibrary.class.getClassLoader();
-        boolean bundled = loader != null && loader.getResource(BUNDLED_PATH) != null;
-        String source = bundled ? BUNDLED_PATH : "java.library.path";
+        boolean bundled = loader != null && loader.getResource(bundledPath) != null;
+        String source = bundled ? bundledPath : "java.library.path";
         try {
             if (bundled) {
-                loadBundled(loader);
+                loadBundled(loader, bundledPath);
             } else {
                 System.loadLibrary(NAME);
             }
         } catch (UnsatisfiedLinkError e) {
-            return loadFailure(source, bundled, e);
+            return loadFailure(source, bundledPath, bundled, e);
         } catch (IOException e) {
-            return new UnsatisfiedLinkError("cannot extract " + BUNDLED_PATH + " to a temporary file in "
+            return new UnsatisfiedLinkError("cannot extract " + bundledPath + " to a temporary file in "
                     + System.getProperty("java.io.tmpdir") + " (" + e + ")");
         } catch (IllegalCallerException e) {
             // JDK 24+ with --illegal-native-access=deny.
@@ -122,7 +156,7 @@ public final class NativeLibrary {
             try {
                 exportGlobally();
             } catch (IOException e) {
-                return new UnsatisfiedLinkError("cannot make " + BUNDLED_PATH + " visible to DiSNI's "
+                return new UnsatisfiedLinkError("cannot make " + bundledPath + " visible to DiSNI's "
                         + "System.loadLibrary(\"disni\"): " + e.getMessage());
             }
         }
@@ -135,13 +169,13 @@ public final class NativeLibrary {
      * created there for the copy and never replaced, loads it and deletes both: the loaded library stays
      * mapped. No other user can put a file of theirs where it is loaded from.
      */
-    private static void loadBundled(ClassLoader loader) throws IOException {
+    private static void loadBundled(ClassLoader loader, String bundledPath) throws IOException {
         Path directory = Files.createTempDirectory("netty-rdma-native");
-        Path file = directory.resolve(System.mapLibraryName(NAME));
+        Path file = directory.resolve(FILE_NAME);
         try {
-            try (InputStream in = loader.getResourceAsStream(BUNDLED_PATH)) {
+            try (InputStream in = loader.getResourceAsStream(bundledPath)) {
                 if (in == null) {
-                    throw new IOException(BUNDLED_PATH + " disappeared from the class path");
+                    throw new IOException(bundledPath + " disappeared from the class path");
                 }
                 // Without REPLACE_EXISTING the copy creates the file and fails if anything is there.
                 Files.copy(in, file);
@@ -156,13 +190,14 @@ public final class NativeLibrary {
         }
     }
 
-    private static UnsatisfiedLinkError loadFailure(String source, boolean bundled, UnsatisfiedLinkError e) {
+    private static UnsatisfiedLinkError loadFailure(String source, String bundledPath, boolean bundled,
+                                                    UnsatisfiedLinkError e) {
         String message = String.valueOf(e.getMessage());
         String fix;
         if (message.contains("libibverbs") || message.contains("librdmacm")) {
             fix = RDMA_CORE_HINT;
         } else if (!bundled) {
-            fix = "this class path carries no " + BUNDLED_PATH + ": use the netty-transport-rdma jar, or put "
+            fix = "this class path carries no " + bundledPath + ": use the netty-transport-rdma jar, or put "
                     + "its libdisni.so on java.library.path";
         } else if (message.contains("failed to map segment")) {
             fix = System.getProperty("java.io.tmpdir") + " is mounted noexec: point -Djava.io.tmpdir at a "
@@ -172,12 +207,6 @@ public final class NativeLibrary {
         }
         return (UnsatisfiedLinkError) new UnsatisfiedLinkError("cannot load libdisni.so from " + source + ": "
                 + message + " (" + fix + ')').initCause(e);
-    }
-
-    private static boolean isLinuxX8664() {
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        return os.startsWith("linux") && (arch.equals("amd64") || arch.equals("x86_64"));
     }
 
     /** Returns {@link #ABI_VERSION} as compiled into the loaded library. */

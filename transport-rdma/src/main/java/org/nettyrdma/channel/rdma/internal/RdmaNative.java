@@ -91,8 +91,30 @@ public final class RdmaNative {
     public static final int DEVICE_MAX_SRQ_OFFSET = 64;
     /** {@code max_srq_wr}, int. */
     public static final int DEVICE_MAX_SRQ_WR_OFFSET = 68;
+    /** {@code atomic_cap}, int ({@code enum ibv_atomic_cap}: {@link #ATOMIC_NONE}, HCA or GLOB). */
+    public static final int DEVICE_ATOMIC_CAP_OFFSET = 72;
+    /** {@code max_mw}, int: the memory windows the device can allocate, 0 if it has none. */
+    public static final int DEVICE_MAX_MW_OFFSET = 76;
+    /** {@code max_sge_rd}, int: the scatter entries one RDMA Read may land in. */
+    public static final int DEVICE_MAX_SGE_RD_OFFSET = 80;
+    /** The device's {@code transport_type}, int ({@code enum ibv_transport_type}: {@link #TRANSPORT_IWARP}, ...). */
+    public static final int DEVICE_TRANSPORT_TYPE_OFFSET = 84;
+    /** The device's {@code node_type}, int ({@code enum ibv_node_type}: {@link #NODE_RNIC}, ...). */
+    public static final int DEVICE_NODE_TYPE_OFFSET = 88;
+    /** {@code link_layer} of port 1, int ({@code IBV_LINK_LAYER_*}: 1 InfiniBand, 2 Ethernet, 0 unspecified). */
+    public static final int DEVICE_PORT_LINK_LAYER_OFFSET = 92;
     /** Size of the device attribute record. */
-    public static final int DEVICE_ATTR_SIZE = 72;
+    public static final int DEVICE_ATTR_SIZE = 96;
+
+    // ---- device enums, checked against the header by the C build ---------------------------------
+    /** {@code IBV_ATOMIC_NONE}: the device runs no atomic operation. */
+    public static final int ATOMIC_NONE = 0;
+    /** {@code IBV_TRANSPORT_IB}: InfiniBand's transport, RoCE's too (mlx5, rxe). */
+    public static final int TRANSPORT_IB = 0;
+    /** {@code IBV_TRANSPORT_IWARP}: iWARP (siw, cxgb4, irdma in iWARP mode), which has no Write with immediate. */
+    public static final int TRANSPORT_IWARP = 1;
+    /** {@code IBV_NODE_RNIC}: the node type of an iWARP device. */
+    public static final int NODE_RNIC = 4;
 
     // ---- QP capabilities, read and written by createQp -------------------------------------------
     /** {@code cap.max_send_wr}, int. */
@@ -122,6 +144,12 @@ public final class RdmaNative {
 
     /** {@code IBV_EVENT_CQ_ERR}: a completion queue overran or failed, and its queue pairs with it. */
     public static final int EVENT_CQ_ERR = 0;
+    /** {@code IBV_EVENT_QP_FATAL}: a queue pair failed, and is in the error state. */
+    public static final int EVENT_QP_FATAL = 1;
+    /** {@code IBV_EVENT_QP_REQ_ERR}: the peer broke the transport's rules (an invalid request). */
+    public static final int EVENT_QP_REQ_ERR = 2;
+    /** {@code IBV_EVENT_QP_ACCESS_ERR}: the peer asked for memory its key does not grant. */
+    public static final int EVENT_QP_ACCESS_ERR = 3;
     /** {@code IBV_EVENT_DEVICE_FATAL}: the device failed. */
     public static final int EVENT_DEVICE_FATAL = 8;
     /** {@code IBV_EVENT_PORT_ERR}: a port of the device went down. */

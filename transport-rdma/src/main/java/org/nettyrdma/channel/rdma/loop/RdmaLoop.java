@@ -120,7 +120,7 @@ public final class RdmaLoop implements RdmaDevice.User {
             if (srq == null) {
                 return;
             }
-            srq.taken();
+            srq.taken(status);
             owner = srq.ownerOf(qpNum);
             if (owner == 0 || !registrations.containsKey(owner)) {
                 // The queue pair is gone: its slot is nobody's, so it goes back to the queue.
@@ -225,12 +225,13 @@ public final class RdmaLoop implements RdmaDevice.User {
     /**
      * Returns a receive queue of this loop for one connection alone, on {@code device}, in the
      * connection's own protection domain {@code pd} or, if {@code null}, the device's, with room for
-     * {@code capacity} receives of {@code slotSize} bytes.
+     * {@code capacity} receives of {@code slotSize} bytes: a shared receive queue that only the
+     * connection's queue pair uses, or with {@code onQueuePair} that queue pair's own receive queue.
      */
-    public SharedReceiveQueue ownReceiveQueue(RdmaDevice device, ProtectionDomain pd, int slotSize, int capacity)
-            throws IOException {
+    public SharedReceiveQueue ownReceiveQueue(RdmaDevice device, ProtectionDomain pd, int slotSize, int capacity,
+                                              boolean onQueuePair) throws IOException {
         useDevice(device);
-        return sharedQueues.own(device, pd, slotSize, capacity);
+        return sharedQueues.own(device, pd, slotSize, capacity, onQueuePair);
     }
 
     /** Makes this loop a user of {@code device}, told when it goes away. */

@@ -25,6 +25,7 @@ import io.netty.util.collection.IntObjectMap;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
+import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
 import org.nettyrdma.channel.rdma.memory.ProtectionDomain;
 import org.nettyrdma.channel.rdma.memory.RdmaDevice;
@@ -44,6 +45,10 @@ import org.nettyrdma.channel.rdma.memory.RdmaDevice;
  * peer's share reserves, and admission counts the regions they take. What a burst grew beyond the
  * target goes as traffic gives the slots back ({@link SharedSlots}), and all of it when the last queue
  * pair on the queue is destroyed ({@link #queuePairDestroyed()}).
+ *
+ * <p>On a device without shared receive queues (or under {@code -Dorg.nettyrdma.sharedReceiveQueue=never})
+ * a connection's own queue is no {@code ibv_srq}: its slots are posted to its queue pair's receive
+ * queue, with the same book, credits and bounds (docs/decisions.md#receive-queue-of-the-queue-pair).
  *
  * <p>A completion names the queue and the slot in its {@code wr_id}, and the queue pair in its
  * {@code qp_num}; the queue knows which channel each attached queue pair belongs to. A slot taken
@@ -80,6 +85,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final ProtectionDomain ownPd;
     /** The queue is one connection's: its queue pair alone takes receives from it, and it goes with that queue pair. */
     private final boolean own;
+    /** The queue is one connection's queue pair's receive queue: no {@code ibv_srq}, {@link #srq} 0. */
+    private final boolean onQueuePair;
     private final long pd;
     private final int slotSize;
     private final int capacity;
@@ -101,29 +108,37 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     /**
      * Creates the queue with room for {@code capacity} receives (at most the device's), whose
-     * completions carry {@code id}, for one connection alone if {@code own}, in the device's shared
-     * protection domain, or in {@code ownPd}, a connection's, if not {@code null}; {@code unused} is
-     * told when the queue should be destroyed, no queue pair and no connection using it, and closes
-     * it. A queue pair's receives complete into its connection's completion queue, with its sends.
+     * completions carry {@code id}, for one connection alone if {@code own}, on that connection's queue
+     * pair if {@code onQueuePair} as well, in the device's shared protection domain, or in
+     * {@code ownPd}, a connection's, if not {@code null}; {@code unused} is told when the queue should
+     * be destroyed, no queue pair and no connection using it, and closes it. A queue pair's receives
+     * complete into its connection's completion queue, with its sends.
      */
-    SharedReceiveQueue(RdmaDevice device, boolean own, ProtectionDomain ownPd, int slotSize, int id, int capacity,
-                       Consumer<SharedReceiveQueue> unused) throws IOException {
-        if (device.maxSrqWr() <= 0) {
-            throw new IOException(device + " has no shared receive queues, which the transport needs");
+    SharedReceiveQueue(RdmaDevice device, boolean own, boolean onQueuePair, ProtectionDomain ownPd, int slotSize,
+                       int id, int capacity, Consumer<SharedReceiveQueue> unused) throws IOException {
+        if (onQueuePair && !own) {
+            throw new IllegalArgumentException("only a connection's own queue may be its queue pair's");
+        }
+        if (!onQueuePair && device.maxSrqWr() <= 0) {
+            // ReceiveQueuePolicy puts a connection on a device without them on its queue pair's queue.
+            throw new IOException("the RDMA device " + device + " has no shared receive queues (max_srq "
+                    + device.capabilities().maxSrq() + ')');
         }
         this.device = device;
         this.own = own;
+        this.onQueuePair = onQueuePair;
         this.ownPd = ownPd;
         this.pd = ownPd != null ? ownPd.handle() : device.pd();
         this.slotSize = slotSize;
-        this.capacity = own ? Math.min(capacity, device.maxSrqWr()) : capacityOn(device, capacity);
+        this.capacity = onQueuePair ? Math.min(capacity, device.maxQpWr())
+                : own ? Math.min(capacity, device.maxSrqWr()) : capacityOn(device, capacity);
         // A region may reach past an own queue's capacity; its slots there are never posted.
         int regionSlots = own ? ownRegionSlots(this.capacity) : CHUNK_SLOTS;
         this.unused = unused;
         regions = new SlotRegions(pd, regionSlots, slotSize, !own ? "the shared receive slots of an event loop"
                 : ownPd != null ? "the receive slots of a connection exposing memory"
                 : "the receive slots of a connection");
-        srq = RdmaNative.createSrq(pd, this.capacity);
+        srq = onQueuePair ? 0 : RdmaNative.createSrq(pd, this.capacity);
         SrqReceives posting = null;
         try {
             posting = new SrqReceives(device, srq, id, regions, slotSize);
@@ -133,11 +148,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
             if (posting != null) {
                 posting.close();
             }
-            try {
-                RdmaNative.destroySrq(srq);
-            } catch (IOException destroyFailed) {
-                e.addSuppressed(destroyFailed);
-            }
+            destroySrq(e);
             throw e;
         }
         receives = posting;
@@ -194,9 +205,17 @@ public final class SharedReceiveQueue implements AutoCloseable {
         return (int) (wrId & SLOT_MASK);
     }
 
-    /** Returns the {@code ibv_srq*}, for the queue pairs made on it. */
+    /** Returns the {@code ibv_srq*}, for the queue pairs made on it; 0 for a queue pair's own receive queue. */
     public long srq() {
         return srq;
+    }
+
+    /**
+     * Returns the receives the queue pair made on this queue must hold in a receive queue of its own:
+     * the queue's capacity where it is that queue, else 0 (its receives come from the {@code ibv_srq}).
+     */
+    public int queuePairReceives() {
+        return onQueuePair ? capacity : 0;
     }
 
     /** Returns the device. */
@@ -282,9 +301,16 @@ public final class SharedReceiveQueue implements AutoCloseable {
         destroyIfUnused();
     }
 
-    /** Counts a queue pair made on this queue; {@link #queuePairDestroyed()} counts it gone. */
-    public void queuePairCreated() {
+    /**
+     * Counts {@code qp}, a queue pair made on this queue ({@code ibv_qp*}), which takes this queue's
+     * receives into its own receive queue if the queue has no {@code ibv_srq};
+     * {@link #queuePairDestroyed()} counts it gone.
+     */
+    public void queuePairCreated(long qp) {
         queuePairs++;
+        if (onQueuePair) {
+            receives.queuePairCreated(qp);
+        }
     }
 
     /**
@@ -318,9 +344,15 @@ public final class SharedReceiveQueue implements AutoCloseable {
         owners.put(qpNum, Integer.valueOf(owner));
     }
 
-    /** Forgets queue pair {@code qpNum}: a slot its completion takes from now on is released at once. */
+    /**
+     * Forgets queue pair {@code qpNum}, which is about to be destroyed: a slot its completion takes from
+     * now on is released at once, and a queue that is its receive queue posts nothing any more.
+     */
     public void detach(int qpNum) {
         owners.remove(qpNum);
+        if (onQueuePair) {
+            receives.stopPosting();
+        }
     }
 
     /** Returns the registration id of the channel of queue pair {@code qpNum}, or 0 if none is attached. */
@@ -329,9 +361,14 @@ public final class SharedReceiveQueue implements AutoCloseable {
         return owner != null ? owner : 0;
     }
 
-    /** Counts a posted receive that a completion took, whoever it goes to. */
-    void taken() {
+    /** Counts a posted receive that a completion of {@code status} took, whoever it goes to. */
+    void taken(int status) {
         book.taken();
+        if (onQueuePair && status != WorkCompletionStatus.SUCCESS) {
+            // Only a queue pair in the error state fails a receive: one posted to it again would come
+            // back flushed at once, and again, for as long as the queue pair lives.
+            receives.stopPosting();
+        }
     }
 
     /** Returns the memory of the chunk that holds {@code slot}; the slot starts at {@link #offsetOf}. */
@@ -384,6 +421,25 @@ public final class SharedReceiveQueue implements AutoCloseable {
         limit.arm(book.lowWaterMark());
     }
 
+    /**
+     * Destroys the {@code ibv_srq}, if the queue has one; a failure is added to {@code failure} if there
+     * is one, else logged.
+     */
+    private void destroySrq(Throwable failure) {
+        if (srq == 0) {
+            return;
+        }
+        try {
+            RdmaNative.destroySrq(srq);
+        } catch (IOException e) {
+            if (failure != null) {
+                failure.addSuppressed(e);
+            } else {
+                logger.warn("destroying the shared receive queue of {} failed", device, e);
+            }
+        }
+    }
+
     /** Posts the slots released since the last post. */
     public void post() throws IOException {
         receives.post();
@@ -406,9 +462,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
         closed = true;
         limit.close();
         try {
-            RdmaNative.destroySrq(srq);
-        } catch (IOException e) {
-            logger.warn("destroying the shared receive queue of {} failed", device, e);
+            destroySrq(null);
         } finally {
             regions.close();
             receives.close();

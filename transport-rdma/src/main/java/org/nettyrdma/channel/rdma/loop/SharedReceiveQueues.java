@@ -88,22 +88,24 @@ final class SharedReceiveQueues {
         }
         int capacity = Math.max(SharedReceiveQueue.CHUNK_SLOTS,
                 Math.min(RECEIVES_PER_QUEUE, completionQueues.entries()));
-        return open(device, false, null, slotSize, SharedReceiveQueue.capacityOn(device, capacity));
+        return open(device, false, false, null, slotSize, SharedReceiveQueue.capacityOn(device, capacity));
     }
 
     /**
      * Opens a queue for one connection alone, in {@code pd}, the connection's protection domain, or
      * in the device's if {@code null}, with room for {@code capacity} receives: destroyed when its
-     * queue pair is.
+     * queue pair is. With {@code onQueuePair} it is that queue pair's own receive queue rather than
+     * an {@code ibv_srq}.
      */
-    SharedReceiveQueue own(RdmaDevice device, ProtectionDomain pd, int slotSize, int capacity) throws IOException {
+    SharedReceiveQueue own(RdmaDevice device, ProtectionDomain pd, int slotSize, int capacity, boolean onQueuePair)
+            throws IOException {
         // Its capacity is its peer's largest share, not rounded to whole regions: the slots of its
         // last region past the capacity are never posted.
-        return open(device, true, pd, slotSize, capacity);
+        return open(device, true, onQueuePair, pd, slotSize, capacity);
     }
 
-    private SharedReceiveQueue open(RdmaDevice device, boolean own, ProtectionDomain pd, int slotSize, int capacity)
-            throws IOException {
+    private SharedReceiveQueue open(RdmaDevice device, boolean own, boolean onQueuePair, ProtectionDomain pd,
+                                    int slotSize, int capacity) throws IOException {
         if (queues.size() == WorkRequests.MAX_OWNER) {
             throw new IOException("an event loop holds at most " + WorkRequests.MAX_OWNER + " shared receive queues");
         }
@@ -117,7 +119,8 @@ final class SharedReceiveQueues {
         // Every queue pair's receives complete into its connection's completion queue, with its
         // sends: a queue pair's completions stay in order, which the disconnect relies on
         // (docs/decisions.md#disconnect-by-flush).
-        SharedReceiveQueue srq = new SharedReceiveQueue(device, own, pd, slotSize, id, capacity, this::destroy);
+        SharedReceiveQueue srq = new SharedReceiveQueue(device, own, onQueuePair, pd, slotSize, id, capacity,
+                this::destroy);
         queues.put(id, srq);
         queuesChanged();
         if (!own) {

@@ -30,6 +30,12 @@ import org.nettyrdma.channel.rdma.memory.RdmaDevice;
  * chain of {@value #CHAIN} and reach the device with one {@code ibv_post_srq_recv}: when the queue
  * {@linkplain #post() posts}, or when the chain is full.
  *
+ * <p>On a device without shared receive queues a connection's queue is its queue pair's own
+ * receive queue instead ({@code srq} 0): the chain goes to {@code ibv_post_recv} on the queue pair
+ * once it exists ({@link #queuePairCreated}), and is dropped once the queue pair failed or is going
+ * ({@link #stopPosting}): a receive posted to a queue pair in the error state comes back flushed at
+ * once, and a destroyed one takes none.
+ *
  * <p>Used on the loop's thread only.
  */
 final class SrqReceives implements SharedSlots.Chunks {
@@ -43,11 +49,15 @@ final class SrqReceives implements SharedSlots.Chunks {
     private final long srq;
     private final SlotRegions regions;
     private final int slotSize;
+    /** The {@code ibv_qp*} the receives go to when {@code srq} is 0; 0 before it exists and after it stopped. */
+    private long qp;
+    private boolean stopped;
     private boolean closed;
 
     /**
-     * Creates the receives of {@code srq}, an {@code ibv_srq*} of {@code device}, into slots of
-     * {@code slotSize} bytes in {@code regions}; their completions carry {@code queueId}.
+     * Creates the receives of {@code srq}, an {@code ibv_srq*} of {@code device} (0: of the queue
+     * pair {@link #queuePairCreated} names), into slots of {@code slotSize} bytes in {@code regions};
+     * their completions carry {@code queueId}.
      */
     SrqReceives(RdmaDevice device, long srq, int queueId, SlotRegions regions, int slotSize) {
         this.device = device;
@@ -76,10 +86,31 @@ final class SrqReceives implements SharedSlots.Chunks {
                 regions.addressOf(slot), slotSize, regions.lkeyOf(slot));
     }
 
-    /** Posts the receives added since the last post; nothing once closed. */
+    /** Makes the receives of a queue without {@code ibv_srq} go to {@code qp}, its one queue pair. */
+    void queuePairCreated(long qp) {
+        this.qp = qp;
+    }
+
+    /** The queue pair the receives went to failed or is being destroyed: nothing is posted to it any more. */
+    void stopPosting() {
+        qp = 0;
+        stopped = true;
+    }
+
+    /** Posts the receives added since the last post; nothing once closed, or once the queue pair went. */
     void post() throws IOException {
-        if (!closed) {
+        if (closed) {
+            return;
+        }
+        if (srq != 0) {
             chain.postShared(srq);
+        } else if (qp != 0) {
+            chain.post(qp);
+        } else if (stopped) {
+            // The queue goes with its queue pair; the slots stay the book's until then.
+            chain.clear();
+        } else {
+            throw new IllegalStateException("receives posted to a queue pair's receive queue before the queue pair exists");
         }
     }
 

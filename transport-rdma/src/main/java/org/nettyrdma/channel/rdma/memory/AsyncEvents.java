@@ -68,7 +68,8 @@ public final class AsyncEvents implements Runnable {
 
     /**
      * Tells {@code watcher}, on this reader's thread, the type of each event that names
-     * {@code handle}, an {@code ibv_cq*} or {@code ibv_srq*}, until {@link #unwatch}.
+     * {@code handle}, an {@code ibv_cq*} or {@code ibv_srq*}, or an {@code ibv_qp*} for the errors of
+     * a queue pair, until {@link #unwatch}.
      */
     public void watch(long handle, IntConsumer watcher) {
         watchers.put(handle, watcher);
@@ -125,7 +126,11 @@ public final class AsyncEvents implements Runnable {
         }
         boolean queueEvent = type == RdmaNative.EVENT_CQ_ERR || type == RdmaNative.EVENT_SRQ_ERR
                 || type == RdmaNative.EVENT_SRQ_LIMIT_REACHED;
-        IntConsumer watcher = queueEvent ? watchers.get(element) : null;
+        // A queue pair's error usually comes with its completions too, but not always: on iWARP a
+        // key refused at the target ends the connection with a TERMINATE and no completion in error.
+        boolean queuePairError = type == RdmaNative.EVENT_QP_FATAL || type == RdmaNative.EVENT_QP_REQ_ERR
+                || type == RdmaNative.EVENT_QP_ACCESS_ERR;
+        IntConsumer watcher = queueEvent || queuePairError ? watchers.get(element) : null;
         if (watcher != null) {
             try {
                 watcher.accept(type);
@@ -134,8 +139,8 @@ public final class AsyncEvents implements Runnable {
             }
             return;
         }
-        // Queue pairs' events come with their completions, which the channels handle; a port's or
-        // the device's says nothing the transport acts on. Logged once a type, not per event.
+        // A queue pair's other events, and a port's or the device's, say nothing the transport acts on.
+        // Logged once a type, not per event.
         if (logged.putIfAbsent(type, Boolean.TRUE) == null) {
             boolean failure = queueEvent || type == RdmaNative.EVENT_DEVICE_FATAL || type == RdmaNative.EVENT_PORT_ERR;
             String message = "async event {} (enum ibv_event_type) of the RDMA device {}, element 0x{};"

@@ -74,12 +74,8 @@ public final class RdmaDevice {
     private final long context;
     private final long pd;
     private final String name;
-    private final int maxQpWr;
-    private final int maxCqe;
-    private final int maxSrqWr;
-    private final int maxSge;
-    private final int vendorId;
-    private final boolean windowsConfinePeers;
+    private final DeviceCapabilities capabilities;
+    private final DeviceVerbs verbs;
     /** The id that hears of the device's removal even when no connection uses it; 0 if none. */
     private final long sentinel;
     private final AsyncEvents asyncEvents;
@@ -92,12 +88,11 @@ public final class RdmaDevice {
         this.name = RdmaNative.deviceName(context);
         ByteBuffer attr = ByteBuffer.allocateDirect(RdmaNative.DEVICE_ATTR_SIZE).order(ByteOrder.nativeOrder());
         RdmaNative.queryDevice(context, RdmaNative.directBufferAddress(attr));
-        this.maxQpWr = attr.getInt(RdmaNative.DEVICE_MAX_QP_WR_OFFSET);
-        this.maxCqe = attr.getInt(RdmaNative.DEVICE_MAX_CQE_OFFSET);
-        this.maxSrqWr = attr.getInt(RdmaNative.DEVICE_MAX_SRQ_WR_OFFSET);
-        this.maxSge = attr.getInt(RdmaNative.DEVICE_MAX_SGE_OFFSET);
-        this.vendorId = attr.getInt(RdmaNative.DEVICE_VENDOR_ID_OFFSET);
-        this.windowsConfinePeers = windowsConfinePeers(vendorId, attr.getInt(RdmaNative.DEVICE_CAP_FLAGS_OFFSET));
+        this.capabilities = DeviceCapabilities.read(name, attr);
+        this.verbs = DeviceVerbs.decide(capabilities);
+        // Once per device and process: what it reported decides what the transport posts there. At
+        // DEBUG, as Netty logs what it found of the platform: an application's console stays its own.
+        logger.debug("RDMA device {}; {}", capabilities, verbs);
         this.pd = DisniNative.dispatcher()._allocPd(context);
         this.sentinel = DeviceWatcher.watch(this, address);
         this.asyncEvents = AsyncEvents.start(this);
@@ -267,38 +262,48 @@ public final class RdmaDevice {
         return name;
     }
 
+    /** Returns what the device reported when it was opened. */
+    public DeviceCapabilities capabilities() {
+        return capabilities;
+    }
+
+    /** Returns which verbs the transport posts on the device, decided when it was opened. */
+    public DeviceVerbs verbs() {
+        return verbs;
+    }
+
     /** Returns the most work requests one queue of a QP may hold. */
     public int maxQpWr() {
-        return maxQpWr;
+        return capabilities.maxQpWr();
     }
 
     /** Returns the most entries a CQ may hold. */
     public int maxCqe() {
-        return maxCqe;
+        return capabilities.maxCqe();
     }
 
     /** Returns the most receives one shared receive queue can hold; 0 if the device has none. */
     public int maxSrqWr() {
-        return maxSrqWr;
+        return verbs.sharedReceiveQueues() ? capabilities.maxSrqWr() : 0;
     }
 
     /** Returns the most scatter/gather entries per work request. */
     int maxSge() {
-        return maxSge;
+        return capabilities.maxSge();
     }
 
     /** Returns the vendor id the device reports ({@code ibv_device_attr.vendor_id}). */
     public int vendorId() {
-        return vendorId;
+        return capabilities.vendorId();
     }
 
     /**
      * Returns {@code true} if a memory window bound to a connection's queue pair keeps that
-     * connection's peer out of everything else on this device ({@link #windowsConfinePeers(int, int)}):
+     * connection's peer out of everything else on this device ({@link DeviceVerbs#windowsConfinePeers()}):
      * only then may a ring be opened to a peer through one.
      */
     public boolean windowsConfinePeers() {
-        return windowsConfinePeers;
+        return verbs.windowsConfinePeers();
     }
 
     @Override

@@ -38,6 +38,16 @@ class RingPolicyTest {
     }
 
     @Test
+    void aDeviceThatCannotCarryARingOpensNoneWhateverIsAsked() {
+        // No type-2 windows, or no Writes with immediate (iWARP): the ring would need a verb it lacks.
+        assertFalse(RingPolicy.opensRing("auto", true, false));
+        assertFalse(RingPolicy.opensRing("always", false, false));
+        assertFalse(RingPolicy.opensRing("always", true, false));
+        assertTrue(RingPolicy.opensRing("always", false, true));
+        assertTrue(RingPolicy.opensRing("auto", true, true));
+    }
+
+    @Test
     void anUnknownValueIsRefusedWithTheValuesAllowed() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> RingPolicy.opensRing("sometimes", true));
