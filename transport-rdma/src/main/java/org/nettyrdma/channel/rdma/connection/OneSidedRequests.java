@@ -313,8 +313,8 @@ public final class OneSidedRequests {
     private static Throwable unconfirmed(Operation operation) {
         return new RdmaRemoteAccessException(operation.what() + " was not confirmed placed: the connection ended "
                 + "first, as an iWARP device ends it when it refuses a Write (a revoked key, a key exposed on another "
-                + "connection, bytes past the region or no write access), or when the peer went away; the "
-                + "connection is closed");
+                + "connection, bytes past the region or no write access), and as it ends when the peer goes away or "
+                + "this channel closes; the connection is closed");
     }
 
     private static Throwable failure(Operation operation, int status) {
