@@ -31,7 +31,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * zero-length RDMA Read every so often: it arrives after the {@code HELLO}, makes the peer's device
  * read both, asks for no memory and consumes none of the peer's receives.
  *
- * <p>Only on iWARP ({@code DeviceVerbs#writeCompletionsConfirmPlacement()} false). Threading: the
+ * <p>Only on iWARP ({@code DeviceVerbs#nudgesHello()}). Threading: the
  * channel's event loop only.
  */
 final class HelloNudge {

@@ -131,7 +131,7 @@ public final class RdmaConnection {
             hello = new HelloExchange(sender, receiver, accepted ? HelloExchange.Turn.ANSWERS
                     : HelloExchange.Turn.SPEAKS_FIRST, settings.slotSize(), qpNum);
             // The side that speaks first on iWARP: its HELLO may be left unread by the peer's device.
-            helloNudge = accepted || device.verbs().writeCompletionsConfirmPlacement() ? null
+            helloNudge = accepted || !device.verbs().nudgesHello() ? null
                     : new HelloNudge(eventLoop, qpNum, () -> closed || hello.isDone(), () -> {
                         oneSided.nudge();
                         postOneSided();

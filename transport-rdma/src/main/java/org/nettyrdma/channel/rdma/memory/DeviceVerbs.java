@@ -102,6 +102,15 @@ public final class DeviceVerbs {
         return capabilities.transport() != DeviceCapabilities.Transport.IWARP;
     }
 
+    /**
+     * Returns {@code true} if the connecting side nudges the peer's device to read its {@code HELLO}
+     * (a zero-length RDMA Read while the answer is late): on iWARP, where siw may leave a Send that
+     * arrives while it accepts unread in the socket (docs/decisions.md#hello-nudge-on-iwarp).
+     */
+    public boolean nudgesHello() {
+        return capabilities.transport() == DeviceCapabilities.Transport.IWARP;
+    }
+
     /** Returns {@code true} if the device's connections may take receives from a shared receive queue. */
     public boolean sharedReceiveQueues() {
         return capabilities.hasSharedReceiveQueues();

@@ -72,6 +72,13 @@ class DeviceVerbsTest {
     }
 
     @Test
+    void onlyIwarpNudgesTheHello() {
+        assertFalse(DeviceRecord.rxe().verbs().nudgesHello());
+        assertFalse(DeviceRecord.mlx5().verbs().nudgesHello());
+        assertTrue(DeviceRecord.siw().verbs().nudgesHello());
+    }
+
+    @Test
     void theNodeTypeAloneMarksAnIwarpDevice() {
         assertEquals(DeviceCapabilities.Transport.IWARP, DeviceRecord.mlx5()
                 .put(RdmaNative.DEVICE_TRANSPORT_TYPE_OFFSET, -1)
