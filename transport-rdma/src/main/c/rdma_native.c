@@ -321,6 +321,22 @@ RN_NATIVE(void, setTypeOfService)(JNIEnv *env, jclass clazz NR_UNUSED, jlong id,
     }
 }
 
+/*
+ * Whether a listener bound to an IPv6 address takes that family alone. A server on the wildcard listens
+ * with two ids, "::" family-only and "0.0.0.0", because iWARP's RDMA CM cannot accept an IPv4
+ * connection on an IPv6 listener; set before rdma_bind_addr, or net.ipv6.bindv6only decides.
+ */
+RN_NATIVE(void, setAddressFamilyOnly)(JNIEnv *env, jclass clazz NR_UNUSED, jlong id, jboolean only) {
+    if (id == 0) {
+        nr_throw_null(env, "rdma_set_option(RDMA_OPTION_ID_AFONLY)", "rdma_cm_id");
+        return;
+    }
+    int value = only ? 1 : 0;
+    if (rdma_set_option(nr_ptr(id), RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &value, sizeof(value)) != 0) {
+        nr_throw_errno(env, "rdma_set_option(RDMA_OPTION_ID_AFONLY)", errno);
+    }
+}
+
 /* What the device was told to mark the QP's packets with: the GRH traffic class of its address vector. */
 RN_NATIVE(jint, queryQpTrafficClass)(JNIEnv *env, jclass clazz NR_UNUSED, jlong qp) {
     struct ibv_qp_attr attr;

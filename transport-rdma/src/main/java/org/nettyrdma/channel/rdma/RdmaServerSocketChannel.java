@@ -16,6 +16,7 @@
 package org.nettyrdma.channel.rdma;
 
 import java.io.IOException;
+import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
@@ -30,6 +31,7 @@ import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.nettyrdma.channel.rdma.internal.DisniNative;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.SockAddr;
 import org.nettyrdma.channel.rdma.internal.CmEvent;
 import org.nettyrdma.channel.rdma.memory.RdmaDevice;
@@ -67,6 +69,8 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
     private final Admission admission = new Admission();
     private InetSocketAddress local;
     private boolean readPending;
+    /** The listening id of IPv4's wildcard beside {@link #id} on IPv6's, or 0 (see {@link #listen}). */
+    private long ipv4Id;
     /** The TCP side of the server; {@code null} with TCP_FALLBACK off. */
     private TcpListener tcp;
 
@@ -204,20 +208,53 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
         ((ServerUnsafe) unsafe()).refuseUnclaimed(child);
     }
 
-    /** Binds a new listening id to {@code address} and listens; sets {@link #local}. */
+    /**
+     * Listens on RDMA CM at {@code address}; sets {@link #local}. On the IPv6 wildcard that takes two
+     * ids: {@code ::} for IPv6 alone and {@code 0.0.0.0} at the same port, since iWARP's RDMA CM refuses
+     * an IPv4 connection that reaches an IPv6 listener (it accepts none mapped into IPv6), and so that
+     * {@code net.ipv6.bindv6only} cannot take IPv4 clients away either. Either both listen or neither.
+     */
     private void listen(InetSocketAddress address) throws IOException {
-        long listening = cm.createId(registration);
+        boolean bothFamilies = address.getAddress() instanceof Inet6Address && address.getAddress().isAnyLocalAddress();
+        long listening = listenOn(address, bothFamilies);
         try {
             SockAddr memory = new SockAddr();
-            DisniNative.dispatcher()._bindAddr(listening, memory.write(address));
-            DisniNative.dispatcher()._listen(listening, config.getBacklog());
             DisniNative.dispatcher()._getSrcAddr(listening, memory.address());
-            local = memory.read();
+            InetSocketAddress bound = memory.read();
+            if (bothFamilies) {
+                ipv4Id = listenOn(new InetSocketAddress(WildcardAddress.ipv4(), bound.getPort()), false);
+            }
+            local = bound;
         } catch (IOException e) {
             cm.destroyId(listening);
             throw e;
         }
         id = listening;
+    }
+
+    /** Returns a new id listening at {@code address}, for IPv6 alone if {@code ipv6Only}. */
+    private long listenOn(InetSocketAddress address, boolean ipv6Only) throws IOException {
+        long listening = cm.createId(registration);
+        try {
+            if (ipv6Only) {
+                RdmaNative.setAddressFamilyOnly(listening, true);
+            }
+            DisniNative.dispatcher()._bindAddr(listening, new SockAddr().write(address));
+            DisniNative.dispatcher()._listen(listening, config.getBacklog());
+        } catch (IOException e) {
+            cm.destroyId(listening);
+            throw e;
+        }
+        return listening;
+    }
+
+    /** Destroys the listening ids. */
+    private void freeIds() {
+        if (ipv4Id != 0) {
+            cm.destroyId(ipv4Id);
+            ipv4Id = 0;
+        }
+        freeId();
     }
 
     /**
@@ -227,7 +264,7 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
      * listener hears of no removal and goes on by itself).
      */
     private void listenAgainLater() {
-        freeId();
+        freeIds();
         eventLoop().schedule(() -> {
             if (!isOpen() || id != 0) {
                 return;
@@ -236,7 +273,15 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
                 if (cm == null) {
                     cm = loop.cm();
                 }
-                listen(local);
+                try {
+                    listen(local);
+                } catch (IOException e) {
+                    if (tcp == null || !isAddressInUse(e)) {
+                        throw e;
+                    }
+                    // The device is back, and is iWARP: its RDMA CM needs the port TCP has served meanwhile.
+                    listenInsteadOfTcp(local, e);
+                }
                 logger.info("{}: listening again", this);
             } catch (IOException e) {
                 listenAgainLater();
@@ -251,7 +296,7 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             reject(request, 0);
         }
         closeTcp();
-        freeId();
+        freeIds();
         finishClose();
     }
 

@@ -25,10 +25,10 @@ import io.netty.channel.unix.Socket;
  * The address a server bound to the wildcard listens on, over RDMA CM and over TCP alike. Netty's
  * epoll transport makes {@code bind(port)}, {@code bind("0.0.0.0", port)} and
  * {@code bind("::", port)} one dual-stack socket bound to {@code in6addr_any} wherever IPv6 can be
- * used; RDMA CM bound to {@code in6addr_any} is dual-stack too, unless {@code net.ipv6.bindv6only}
- * is set (a bind to {@code 0.0.0.0} would take IPv4 alone). So both listeners take the IPv6
- * wildcard where Netty would, and IPv4's where Netty makes IPv4 sockets only
- * ({@code java.net.preferIPv4Stack}, a kernel without IPv6).
+ * used. The TCP listener does the same; RDMA CM listens on {@code ::} for IPv6 alone and on
+ * {@code 0.0.0.0} beside it ({@link RdmaServerSocketChannel}), since iWARP's RDMA CM takes no IPv4
+ * connection on an IPv6 listener. Where Netty makes IPv4 sockets only
+ * ({@code java.net.preferIPv4Stack}, a kernel without IPv6) both take IPv4's wildcard alone.
  */
 final class WildcardAddress {
 
@@ -38,8 +38,17 @@ final class WildcardAddress {
     /** Returns the wildcard address a server listens on. */
     static InetAddress get() {
         Epoll.ensureAvailability();
+        return any(Socket.isIPv6Preferred() ? 16 : 4);
+    }
+
+    /** Returns IPv4's wildcard, {@code 0.0.0.0}. */
+    static InetAddress ipv4() {
+        return any(4);
+    }
+
+    private static InetAddress any(int length) {
         try {
-            return InetAddress.getByAddress(new byte[Socket.isIPv6Preferred() ? 16 : 4]);
+            return InetAddress.getByAddress(new byte[length]);
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e); // 4 or 16 bytes are always an address
         }

@@ -256,6 +256,13 @@ public final class RdmaNative {
      */
     public static native void setTypeOfService(long id, int tos) throws IOException;
 
+    /**
+     * Sets whether an {@code rdma_cm_id*} bound to an IPv6 address takes that family alone
+     * ({@code rdma_set_option(RDMA_OPTION_ID_AFONLY)}), before it is bound; otherwise
+     * {@code net.ipv6.bindv6only} decides.
+     */
+    public static native void setAddressFamilyOnly(long id, boolean only) throws IOException;
+
     /** Returns the GRH traffic class of a QP's address vector ({@code ibv_query_qp}), or -1 without a GRH. */
     public static native int queryQpTrafficClass(long qp) throws IOException;
 

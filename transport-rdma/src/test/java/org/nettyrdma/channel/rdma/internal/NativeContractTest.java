@@ -183,6 +183,7 @@ class NativeContractTest {
         cases.put("getAsyncEvent", () -> throwsIo(() -> RdmaNative.getAsyncEvent(0, 0, out)));
         cases.put("queryQpState", () -> throwsIo(() -> RdmaNative.queryQpState(0)));
         cases.put("setTypeOfService", () -> throwsIo(() -> RdmaNative.setTypeOfService(0, 0)));
+        cases.put("setAddressFamilyOnly", () -> throwsIo(() -> RdmaNative.setAddressFamilyOnly(0, true)));
         cases.put("queryQpTrafficClass", () -> throwsIo(() -> RdmaNative.queryQpTrafficClass(0)));
         cases.put("modifyQpToError", () -> throwsIo(() -> RdmaNative.modifyQpToError(0)));
         cases.put("queryDevice", () -> throwsIo(() -> RdmaNative.queryDevice(0, out)));
