@@ -15,8 +15,10 @@
  */
 package org.nettyrdma.testkit;
 
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -74,13 +76,24 @@ public final class DeviceUnderTest {
         return capabilities().transport() == DeviceCapabilities.Transport.IWARP;
     }
 
+    /**
+     * Skips the calling test on iWARP if it sends a client of the transport to a plain TCP server: the
+     * client's RDMA CM connect reaches that server as a TCP connection that starts with an MPA request,
+     * and siw in the VM's kernel (6.1) oopses on any answer that is not an MPA reply
+     * (docs/devices.md#siw-known-failures).
+     */
+    public static void assumeTcpServersSurviveRdmaConnects() throws Exception {
+        assumeFalse(isIwarp(), "on siw a plain TCP server's answer to an RDMA CM connect oopses the kernel");
+    }
+
     /** Opens the test address's device through RDMA CM, as the transport does, and reads its attributes. */
     public static DeviceCapabilities probe() throws Exception {
         RdmaTestEnvironment.assumeDevice();
         RdmaEventChannel channel = RdmaEventChannel.createEventChannel();
         RdmaCmId id = channel.createId(RdmaCm.RDMA_PS_TCP);
         try {
-            id.bindAddr(RdmaTestEnvironment.anyPort());
+            // IPv4 whatever RDMA_TEST_IPV6 says: DiSNI's own address code writes sockaddr_in only.
+            id.bindAddr(new InetSocketAddress(RdmaTestEnvironment.ipv4Address(), 0));
             long context = ((NatObject) id.getVerbs()).getObjId();
             ByteBuffer attr = ByteBuffer.allocateDirect(RdmaNative.DEVICE_ATTR_SIZE).order(ByteOrder.nativeOrder());
             RdmaNative.queryDevice(context, RdmaNative.directBufferAddress(attr));

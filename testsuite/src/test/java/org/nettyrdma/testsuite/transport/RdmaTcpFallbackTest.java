@@ -25,19 +25,29 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.handler.codec.FixedLengthFrameDecoder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
@@ -46,6 +56,7 @@ import org.nettyrdma.channel.rdma.RdmaFallbackReason;
 import org.nettyrdma.channel.rdma.RdmaIoHandler;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.testkit.Await;
+import org.nettyrdma.testkit.DeviceUnderTest;
 import org.nettyrdma.testkit.EchoHandler;
 import org.nettyrdma.testkit.EchoProbe;
 import org.nettyrdma.testkit.RdmaTestEnvironment;
@@ -62,6 +73,7 @@ import org.nettyrdma.testkit.RdmaTransportFixture;
 class RdmaTcpFallbackTest {
 
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    private static final byte[] HELLO = "hello".getBytes(StandardCharsets.US_ASCII);
 
     @RegisterExtension
     final RdmaTransportFixture rdma = new RdmaTransportFixture(2);
@@ -96,6 +108,7 @@ class RdmaTcpFallbackTest {
 
     @Test
     void aClientReachesAPlainEpollServerOnTheDevicesAddress() throws Exception {
+        DeviceUnderTest.assumeTcpServersSurviveRdmaConnects(); // the echo server answers the MPA request
         Channel server = new ServerBootstrap().group(rdma.group()).channel(EpollServerSocketChannel.class)
                 .childHandler(EchoHandler.INSTANCE).bind(RdmaTestEnvironment.anyPort()).sync().channel();
         InetSocketAddress target = (InetSocketAddress) server.localAddress();
@@ -110,6 +123,41 @@ class RdmaTcpFallbackTest {
                 "RDMA CM finds no listener at a port only TCP listens on");
         probe.writeAll(client);
         probe.assertEchoed(60);
+
+        client.close().sync();
+        server.close().sync();
+    }
+
+    /**
+     * A TCP server of a protocol of its own, which closes a connection whose first bytes it does not
+     * know without answering. On iWARP the client's RDMA CM connect reaches it as a TCP connection
+     * that starts with an MPA request, which it closes: that says as well that no RDMA listener is
+     * there. (An answer would not do on siw, whose kernel oopses on it: docs/devices.md.)
+     */
+    @Test
+    void aClientReachesAnEpollServerThatClosesOnBytesItDoesNotKnow() throws Exception {
+        AtomicInteger accepted = new AtomicInteger();
+        Channel server = new ServerBootstrap().group(rdma.group()).channel(EpollServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel child) {
+                        accepted.incrementAndGet();
+                        child.pipeline().addLast(new FixedLengthFrameDecoder(HELLO.length), new HelloGate());
+                    }
+                }).bind(RdmaTestEnvironment.anyPort()).sync().channel();
+        InetSocketAddress target = (InetSocketAddress) server.localAddress();
+
+        CompletableFuture<String> answer = new CompletableFuture<>();
+        RdmaSocketChannel client = (RdmaSocketChannel) rdma.client().handler(new HelloClient(answer))
+                .connect(target).sync().channel();
+        assertEquals(RdmaFallbackReason.NO_RDMA_LISTENER, client.fallbackReason(),
+                "a TCP server that closed on the RDMA attempt, or none of it reached, is no RDMA listener");
+        assertEquals(new String(HELLO, StandardCharsets.US_ASCII), answer.get(30, TimeUnit.SECONDS));
+        System.out.printf("the epoll server accepted %d connection(s) (%s)%n", accepted.get(),
+                DeviceUnderTest.capabilities().transport());
+        if (DeviceUnderTest.isIwarp()) {
+            assertEquals(2, accepted.get(), "the RDMA attempt's TCP connection, closed, then the carrier's");
+        }
 
         client.close().sync();
         server.close().sync();
@@ -240,5 +288,38 @@ class RdmaTcpFallbackTest {
             assertEquals(1, after.count(reason) - before.count(reason), after + " after " + before);
         }
         assertEquals(reasons.length, after.total() - before.total(), after + " after " + before);
+    }
+
+    /** Answers a first frame of {@link #HELLO} with itself, and closes on any other without a word. */
+    private static final class HelloGate extends SimpleChannelInboundHandler<ByteBuf> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
+            if (ByteBufUtil.equals(frame, Unpooled.wrappedBuffer(HELLO))) {
+                ctx.writeAndFlush(frame.retain());
+            } else {
+                ctx.close();
+            }
+        }
+    }
+
+    /** Says {@link #HELLO} once active and completes {@code answer} with the first bytes it reads back. */
+    private static final class HelloClient extends ChannelInboundHandlerAdapter {
+        private final CompletableFuture<String> answer;
+
+        HelloClient(CompletableFuture<String> answer) {
+            this.answer = answer;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(HELLO));
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf bytes = (ByteBuf) msg;
+            answer.complete(bytes.toString(StandardCharsets.US_ASCII));
+            bytes.release();
+        }
     }
 }

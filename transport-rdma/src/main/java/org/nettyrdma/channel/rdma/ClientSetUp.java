@@ -270,7 +270,7 @@ final class ClientSetUp extends ConnectionSetUp {
                 if (connectPromise != null) {
                     RdmaChannelState state = channel.state();
                     RdmaFallbackReason reason = state == RdmaChannelState.RESOLVING
-                            || state == RdmaChannelState.CONNECTING ? TcpFallback.reasonFor(event) : null;
+                            || state == RdmaChannelState.CONNECTING ? TcpFallback.reasonFor(event, connectsOverTcp()) : null;
                     if (reason != null) {
                         fallBack(reason, detail(event));
                     } else {
@@ -283,6 +283,11 @@ final class ClientSetUp extends ConnectionSetUp {
             default:
                 break;
         }
+    }
+
+    /** Returns {@code true} if the connection's device connects over TCP (iWARP): known once its queue pair is. */
+    private boolean connectsOverTcp() {
+        return channel.connection != null && channel.connection.device().verbs().connectsOverTcp();
     }
 
     /** Says what RDMA CM reported, briefly: for the message of a connect that does not fall back. */

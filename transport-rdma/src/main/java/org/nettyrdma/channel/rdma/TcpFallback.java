@@ -61,6 +61,11 @@ final class TcpFallback {
     private static final Set<Map.Entry<InetAddress, RdmaFallbackReason>> LOGGED = ConcurrentHashMap.newKeySet();
     /** The IB CM reject reason of a connect request to a port nobody listens on (IB_CM_REJ_INVALID_SERVICE_ID). */
     static final int REJECTED_NO_LISTENER = 8;
+    /**
+     * Linux's errno of a connection reset: iWARP's status of a reject, an MPA reject as much as a TCP
+     * server closing on the MPA request.
+     */
+    static final int ECONNRESET = 104;
 
     private TcpFallback() {
     }
@@ -84,9 +89,11 @@ final class TcpFallback {
      * Returns why a connect that failed with {@code event} (a failure of the set-up: an error,
      * {@code REJECTED}, {@code UNREACHABLE}) may go on over TCP, or {@code null} if it fails. A reject
      * is keyed on its status, not on the length of its private data: an IB CM reject always carries
-     * 148 bytes, zeros where nobody listens.
+     * 148 bytes, zeros where nobody listens. {@code overTcp}: the device connects over TCP (iWARP,
+     * {@link org.nettyrdma.channel.rdma.memory.DeviceVerbs#connectsOverTcp()}), where a TCP server at
+     * the port resets the connection without a reason or answers with what is no MPA reply.
      */
-    static RdmaFallbackReason reasonFor(CmEvent event) {
+    static RdmaFallbackReason reasonFor(CmEvent event, boolean overTcp) {
         switch (event.type()) {
             case CmEvent.ADDR_ERROR:
             case CmEvent.ROUTE_ERROR:
@@ -100,8 +107,10 @@ final class TcpFallback {
                     // connection bounds as RDMA ones do.
                     return RdmaFallbackReason.PEER_DECLINED;
                 }
-                return reason == 0 && event.status() == REJECTED_NO_LISTENER ? RdmaFallbackReason.NO_RDMA_LISTENER
-                        : null;
+                boolean noListener = overTcp ? event.status() == -ECONNRESET : event.status() == REJECTED_NO_LISTENER;
+                return reason == 0 && noListener ? RdmaFallbackReason.NO_RDMA_LISTENER : null;
+            case CmEvent.CONNECT_ERROR:
+                return overTcp ? RdmaFallbackReason.NO_RDMA_LISTENER : null;
             default:
                 return null;
         }

@@ -48,25 +48,25 @@ class TcpFallbackDecisionTest {
 
     @Test
     void noRouteNoListenerAndNoAnswerFallBack() {
-        assertEquals(RdmaFallbackReason.NO_ROUTE, TcpFallback.reasonFor(event(CmEvent.ADDR_ERROR, -19)));
-        assertEquals(RdmaFallbackReason.NO_ROUTE, TcpFallback.reasonFor(event(CmEvent.ROUTE_ERROR, -19)));
-        assertEquals(RdmaFallbackReason.RDMA_UNREACHABLE, TcpFallback.reasonFor(event(CmEvent.UNREACHABLE, -110)));
+        assertEquals(RdmaFallbackReason.NO_ROUTE, TcpFallback.reasonFor(event(CmEvent.ADDR_ERROR, -19), false));
+        assertEquals(RdmaFallbackReason.NO_ROUTE, TcpFallback.reasonFor(event(CmEvent.ROUTE_ERROR, -19), false));
+        assertEquals(RdmaFallbackReason.RDMA_UNREACHABLE, TcpFallback.reasonFor(event(CmEvent.UNREACHABLE, -110), false));
         assertEquals(RdmaFallbackReason.NO_RDMA_LISTENER,
-                TcpFallback.reasonFor(rejected(TcpFallback.REJECTED_NO_LISTENER, new byte[REJECT_PRIVATE_DATA])));
+                TcpFallback.reasonFor(rejected(TcpFallback.REJECTED_NO_LISTENER, new byte[REJECT_PRIVATE_DATA]), false));
     }
 
     @Test
     void aServerShortOfRegisteredMemoryIsReachedOverTcp() {
         assertEquals(RdmaFallbackReason.PEER_DECLINED,
-                TcpFallback.reasonFor(rejectedFor(RejectReason.REGISTERED_MEMORY_LIMIT)));
-        assertEquals(RdmaFallbackReason.PEER_DECLINED, TcpFallback.reasonFor(rejectedFor(RejectReason.ADDRESS_LIMIT)));
+                TcpFallback.reasonFor(rejectedFor(RejectReason.REGISTERED_MEMORY_LIMIT), false));
+        assertEquals(RdmaFallbackReason.PEER_DECLINED, TcpFallback.reasonFor(rejectedFor(RejectReason.ADDRESS_LIMIT), false));
     }
 
     @Test
     void aServerThatRefusesTheConnectionItselfIsNotAskedAgainOverTcp() {
         for (int reason : new int[] {RejectReason.BACKLOG_FULL, RejectReason.SHUTTING_DOWN, RejectReason.SERVER_ERROR,
                 RejectReason.ADDRESS_CONNECTION_LIMIT, RejectReason.CONNECTION_LIMIT}) {
-            assertNull(TcpFallback.reasonFor(rejectedFor(reason)), "reject reason " + reason);
+            assertNull(TcpFallback.reasonFor(rejectedFor(reason), false), "reject reason " + reason);
         }
     }
 
@@ -75,10 +75,25 @@ class TcpFallbackDecisionTest {
         byte[] foreign = new byte[REJECT_PRIVATE_DATA];
         foreign[0] = 1;
         foreign[1] = 2;
-        assertNull(TcpFallback.reasonFor(rejected(REJECTED_BY_CONSUMER, foreign)), "another program's reject");
-        assertNull(TcpFallback.reasonFor(rejected(REJECTED_BY_CONSUMER, new byte[REJECT_PRIVATE_DATA])),
+        assertNull(TcpFallback.reasonFor(rejected(REJECTED_BY_CONSUMER, foreign), false), "another program's reject");
+        assertNull(TcpFallback.reasonFor(rejected(REJECTED_BY_CONSUMER, new byte[REJECT_PRIVATE_DATA]), false),
                 "a consumer reject without data");
-        assertNull(TcpFallback.reasonFor(event(CmEvent.CONNECT_ERROR, -22)));
+        assertNull(TcpFallback.reasonFor(event(CmEvent.CONNECT_ERROR, -22), false));
+    }
+
+    @Test
+    void onIwarpATcpServerThatResetsOrAnswersSomethingElseMeansNoRdmaListener() {
+        // siw: a TCP server that closes on the MPA request resets it (REJECTED, -ECONNRESET, no data);
+        // one that answers with bytes that are no MPA reply fails it (CONNECT_ERROR, -EINVAL).
+        assertEquals(RdmaFallbackReason.NO_RDMA_LISTENER,
+                TcpFallback.reasonFor(rejected(-TcpFallback.ECONNRESET, new byte[0]), true));
+        assertEquals(RdmaFallbackReason.NO_RDMA_LISTENER, TcpFallback.reasonFor(event(CmEvent.CONNECT_ERROR, -22), true));
+        // Rejects by a server of this transport say why, over iWARP as well.
+        assertEquals(RdmaFallbackReason.PEER_DECLINED, TcpFallback.reasonFor(iwarpReject(RejectReason.ADDRESS_LIMIT), true));
+        assertNull(TcpFallback.reasonFor(iwarpReject(RejectReason.BACKLOG_FULL), true));
+        // IB CM's status of a port nobody listens on means nothing over iWARP, nor iWARP's on IB.
+        assertNull(TcpFallback.reasonFor(rejected(TcpFallback.REJECTED_NO_LISTENER, new byte[0]), true));
+        assertNull(TcpFallback.reasonFor(rejected(-TcpFallback.ECONNRESET, new byte[0]), false));
     }
 
     @Test
@@ -114,6 +129,13 @@ class TcpFallbackDecisionTest {
         record.put(RdmaNative.CM_EVENT_PRIVATE_DATA_OFFSET, privateData);
         record.putInt(RdmaNative.CM_EVENT_PRIVATE_DATA_LENGTH_OFFSET, privateData.length);
         return event;
+    }
+
+    /** A reject by a server of this transport over iWARP: its reason alone, in an MPA reject. */
+    private CmEvent iwarpReject(int reason) {
+        ByteBuffer data = ByteBuffer.allocate(RejectReason.SIZE);
+        RejectReason.encode(data, reason);
+        return rejected(-TcpFallback.ECONNRESET, data.array());
     }
 
     /** A reject by a server of this transport: its reason first, then the zeros of the rest. */

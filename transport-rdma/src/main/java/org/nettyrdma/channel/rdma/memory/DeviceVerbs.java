@@ -111,6 +111,16 @@ public final class DeviceVerbs {
         return capabilities.transport() == DeviceCapabilities.Transport.IWARP;
     }
 
+    /**
+     * Returns {@code true} if RDMA CM connects over a TCP connection of the kernel's (iWARP, whose MPA
+     * request is the first thing sent on it): a server at the port that is no RDMA listener then
+     * answers the connect itself, by closing it or with bytes that are no MPA reply, where on
+     * InfiniBand's transport the port would refuse it as one nobody listens on.
+     */
+    public boolean connectsOverTcp() {
+        return capabilities.transport() == DeviceCapabilities.Transport.IWARP;
+    }
+
     /** Returns {@code true} if the device's connections may take receives from a shared receive queue. */
     public boolean sharedReceiveQueues() {
         return capabilities.hasSharedReceiveQueues();
