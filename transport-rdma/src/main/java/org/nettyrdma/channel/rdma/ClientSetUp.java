@@ -270,7 +270,8 @@ final class ClientSetUp extends ConnectionSetUp {
                 if (connectPromise != null) {
                     RdmaChannelState state = channel.state();
                     RdmaFallbackReason reason = state == RdmaChannelState.RESOLVING
-                            || state == RdmaChannelState.CONNECTING ? TcpFallback.reasonFor(event, connectsOverTcp()) : null;
+                            || state == RdmaChannelState.CONNECTING
+                            ? TcpFallback.reasonFor(event, connectsOverTcp()) : null;
                     if (reason != null) {
                         fallBack(reason, detail(event));
                     } else {

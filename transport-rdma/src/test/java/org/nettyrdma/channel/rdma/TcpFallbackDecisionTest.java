@@ -50,16 +50,19 @@ class TcpFallbackDecisionTest {
     void noRouteNoListenerAndNoAnswerFallBack() {
         assertEquals(RdmaFallbackReason.NO_ROUTE, TcpFallback.reasonFor(event(CmEvent.ADDR_ERROR, -19), false));
         assertEquals(RdmaFallbackReason.NO_ROUTE, TcpFallback.reasonFor(event(CmEvent.ROUTE_ERROR, -19), false));
-        assertEquals(RdmaFallbackReason.RDMA_UNREACHABLE, TcpFallback.reasonFor(event(CmEvent.UNREACHABLE, -110), false));
+        assertEquals(RdmaFallbackReason.RDMA_UNREACHABLE,
+                TcpFallback.reasonFor(event(CmEvent.UNREACHABLE, -110), false));
         assertEquals(RdmaFallbackReason.NO_RDMA_LISTENER,
-                TcpFallback.reasonFor(rejected(TcpFallback.REJECTED_NO_LISTENER, new byte[REJECT_PRIVATE_DATA]), false));
+                TcpFallback.reasonFor(rejected(TcpFallback.REJECTED_NO_LISTENER, new byte[REJECT_PRIVATE_DATA]),
+                        false));
     }
 
     @Test
     void aServerShortOfRegisteredMemoryIsReachedOverTcp() {
         assertEquals(RdmaFallbackReason.PEER_DECLINED,
                 TcpFallback.reasonFor(rejectedFor(RejectReason.REGISTERED_MEMORY_LIMIT), false));
-        assertEquals(RdmaFallbackReason.PEER_DECLINED, TcpFallback.reasonFor(rejectedFor(RejectReason.ADDRESS_LIMIT), false));
+        assertEquals(RdmaFallbackReason.PEER_DECLINED,
+                TcpFallback.reasonFor(rejectedFor(RejectReason.ADDRESS_LIMIT), false));
     }
 
     @Test
@@ -87,9 +90,11 @@ class TcpFallbackDecisionTest {
         // one that answers with bytes that are no MPA reply fails it (CONNECT_ERROR, -EINVAL).
         assertEquals(RdmaFallbackReason.NO_RDMA_LISTENER,
                 TcpFallback.reasonFor(rejected(-TcpFallback.ECONNRESET, new byte[0]), true));
-        assertEquals(RdmaFallbackReason.NO_RDMA_LISTENER, TcpFallback.reasonFor(event(CmEvent.CONNECT_ERROR, -22), true));
+        assertEquals(RdmaFallbackReason.NO_RDMA_LISTENER,
+                TcpFallback.reasonFor(event(CmEvent.CONNECT_ERROR, -22), true));
         // Rejects by a server of this transport say why, over iWARP as well.
-        assertEquals(RdmaFallbackReason.PEER_DECLINED, TcpFallback.reasonFor(iwarpReject(RejectReason.ADDRESS_LIMIT), true));
+        assertEquals(RdmaFallbackReason.PEER_DECLINED,
+                TcpFallback.reasonFor(iwarpReject(RejectReason.ADDRESS_LIMIT), true));
         assertNull(TcpFallback.reasonFor(iwarpReject(RejectReason.BACKLOG_FULL), true));
         // IB CM's status of a port nobody listens on means nothing over iWARP, nor iWARP's on IB.
         assertNull(TcpFallback.reasonFor(rejected(TcpFallback.REJECTED_NO_LISTENER, new byte[0]), true));

@@ -65,6 +65,8 @@ public final class RawRdmaClient implements AutoCloseable {
     /** The largest RDMA Write this client makes. */
     public static final int MAX_WRITE = RECEIVE_AREA - WRITE_SOURCE;
     private static final long TIMEOUT_SECONDS = 30;
+    /** IB_CM_REJ_CONSUMER_DEFINED: the peer's own reject, as its CM sends one for an id destroyed early. */
+    private static final int REJECTED_BY_CONSUMER = 28;
 
     /** Memory to write to: an address, and the rkey that grants access to it, or not. */
     public record Target(long address, int rkey) {
@@ -426,11 +428,18 @@ public final class RawRdmaClient implements AutoCloseable {
         return completions.flushedReceives();
     }
 
-    /** Waits for the server to disconnect: RDMA CM reports {@code DISCONNECTED}. */
+    /**
+     * Waits for the server to end the connection: RDMA CM reports {@code DISCONNECTED}, or
+     * {@code REJECTED} by the consumer (IB CM status 28) where the server ended it before its own side
+     * was established: its CM had sent the REP but not yet seen this side's RTU, and destroying the id
+     * then sends a REJ, which this side's CM reports although it is past ESTABLISHED.
+     */
     public void awaitDisconnected(long timeout, TimeUnit unit) throws Exception {
         CmEvent event = events.next(timeout, unit);
-        if (event.type() != RdmaCmEventType.DISCONNECTED.ordinal()) {
-            throw new AssertionError("expected DISCONNECTED but got " + event);
+        boolean ended = event.type() == RdmaCmEventType.DISCONNECTED.ordinal()
+                || event.type() == RdmaCmEventType.REJECTED.ordinal() && event.status() == REJECTED_BY_CONSUMER;
+        if (!ended) {
+            throw new AssertionError("expected DISCONNECTED (or a consumer's REJECTED) but got " + event);
         }
         peerDisconnected = true;
     }
