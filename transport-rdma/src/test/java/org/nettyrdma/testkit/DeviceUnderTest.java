@@ -21,6 +21,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import com.ibm.disni.verbs.impl.NatObject;
 import com.ibm.disni.verbs.RdmaCm;
@@ -71,8 +73,18 @@ public final class DeviceUnderTest {
                 + " lacks: " + verbs);
     }
 
-    /** Returns {@code true} if the device speaks iWARP, whose RDMA CM takes the TCP port a server binds. */
+    /**
+     * Returns {@code true} if the device speaks iWARP, whose RDMA CM takes the TCP port a server binds.
+     * Where {@code RDMA_TEST_DEVICE} names the device (the rxe VM), by its node type in sysfs
+     * ({@code 4: RNIC}), which opens nothing: librdmacm keeps a device it opened until the process ends,
+     * and a test whose JVM holds the device would hold up that device's removal.
+     */
     public static boolean isIwarp() throws Exception {
+        String device = RdmaTestEnvironment.deviceName();
+        Path nodeType = device == null ? null : Path.of("/sys/class/infiniband", device, "node_type");
+        if (nodeType != null && Files.exists(nodeType)) {
+            return Files.readString(nodeType).startsWith("4:");
+        }
         return capabilities().transport() == DeviceCapabilities.Transport.IWARP;
     }
 

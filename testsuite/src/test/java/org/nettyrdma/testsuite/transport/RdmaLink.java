@@ -21,8 +21,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -44,14 +42,6 @@ record RdmaLink(String device, String netdev) {
         assumeTrue(device != null && netdev != null, "removing the device needs RDMA_TEST_DEVICE and "
                 + "RDMA_TEST_NETDEV (an rxe or siw device and its netdev, as the rxe VM sets them)");
         return new RdmaLink(device, netdev);
-    }
-
-    /**
-     * Returns {@code true} if the device speaks iWARP, by its node type in sysfs ({@code 4: RNIC}):
-     * without opening it, since a process that opened the device holds up its removal until it lets go.
-     */
-    boolean isIwarp() throws IOException {
-        return Files.readString(Path.of("/sys/class/infiniband", device, "node_type")).startsWith("4:");
     }
 
     /**

@@ -39,6 +39,7 @@ import org.junit.jupiter.api.Timeout;
 import org.nettyrdma.channel.rdma.RdmaFallbackReason;
 import org.nettyrdma.testkit.Await;
 import org.nettyrdma.testkit.ChildJvm;
+import org.nettyrdma.testkit.DeviceUnderTest;
 import org.nettyrdma.testkit.EchoProbe;
 import org.nettyrdma.testkit.RdmaTestEnvironment;
 
@@ -82,8 +83,8 @@ class RdmaTcpAfterRemovalTest {
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void theServerKeepsServingTcpOnceItsDeviceIsRemoved() throws Exception {
-        assumeFalse(link.isIwarp(), "on iWARP RDMA CM holds the server's TCP port: there is no TCP listener to"
-                + " keep serving");
+        assumeFalse(DeviceUnderTest.isIwarp(),
+                "on iWARP RDMA CM holds the server's TCP port: there is no TCP listener to keep serving");
         try (ChildJvm server = serverOnTheDevice()) {
             String port = server.awaitLine("listening ", CHILD_SECONDS, TimeUnit.SECONDS);
             InetSocketAddress target = new InetSocketAddress(address, Integer.parseInt(port));
@@ -156,8 +157,8 @@ class RdmaTcpAfterRemovalTest {
     void aConnectWhoseDeviceIsRemovedGoesOnOverTcp() throws Exception {
         // On iWARP the kernel answers the TCP handshake and the MPA request is read, but the stopped
         // server sends no MPA reply: siw gives up after 5 s (UNREACHABLE), so no connect is still
-        // waiting when the device goes. Asked of sysfs: this process must not open the device.
-        assumeFalse(link.isIwarp(), "on iWARP a connect to a stopped server ends at siw's 5 s MPA timeout,"
+        // waiting when the device goes.
+        assumeFalse(DeviceUnderTest.isIwarp(), "on iWARP a connect to a stopped server ends at siw's 5 s MPA timeout,"
                 + " before the device goes");
         try (ChildJvm server = serverOnTheDevice()) {
             String port = server.awaitLine("listening ", CHILD_SECONDS, TimeUnit.SECONDS);
