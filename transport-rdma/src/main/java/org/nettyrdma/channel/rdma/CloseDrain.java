@@ -55,6 +55,12 @@ final class CloseDrain {
      * disconnects, and then for the flushed requests to come back before it frees the queue pair.
      */
     static final long TIMEOUT_MILLIS = 2000;
+    /**
+     * The longest a channel whose {@code CLOSE} completed waits for the peer's disconnect on a device
+     * where that completion does not say the peer took the {@code CLOSE} (iWARP): the peer disconnects
+     * once it read it, usually within milliseconds, or keeps its end open with half-closure.
+     */
+    static final long LINGER_MILLIS = 500;
 
     /** How often, process-wide, a closing channel's wait ran into {@link #TIMEOUT_MILLIS}. */
     private static final AtomicLong TIMEOUTS = new AtomicLong();
@@ -78,6 +84,10 @@ final class CloseDrain {
     private Future<?> deadline;
     /** What runs once a channel that falls back to TCP let go of its RDMA attempt ({@link #release}). */
     private Runnable afterRelease;
+    /** {@code true} once this side posted its {@code CLOSE}. */
+    private boolean closeSent;
+    /** {@code true} while the disconnect waits for the peer's ({@link #LINGER_MILLIS}). */
+    private boolean lingering;
 
     CloseDrain(AbstractRdmaStreamChannel channel) {
         this.channel = channel;
@@ -103,6 +113,7 @@ final class CloseDrain {
                 && !connection.isAborted()) {
             try {
                 connection.sendEndOfStream(RdmaProtocol.TYPE_CLOSE);
+                closeSent = true;
             } catch (IOException e) {
                 // The queue pair is broken: the peer learns of the close from the disconnect.
                 logger.debug("{}: sending CLOSE failed", channel, e);
@@ -147,8 +158,32 @@ final class CloseDrain {
     void lastSendsCompleted() {
         RdmaConnection connection = channel.connection;
         if (!channel.isOpen() && connection != null && !connection.endOfStreamOwed()) {
-            disconnect();
+            if (closeSent && stage == Stage.CONNECTED && !connection.device().verbs().sendCompletionsConfirmDelivery()) {
+                lingerForPeer();
+            } else {
+                disconnect();
+            }
         }
+    }
+
+    /**
+     * Disconnects once the peer did, or after {@link #LINGER_MILLIS}. On iWARP the {@code CLOSE} has
+     * only reached this side's TCP send queue; a disconnect closes the socket at once, and with bytes of
+     * the peer left unread there the kernel resets the connection and drops what it has not sent, the
+     * {@code CLOSE} among them (docs/decisions.md#confirmed-close-on-iwarp). The peer's own disconnect
+     * ({@link AbstractRdmaStreamChannel#peerDisconnected}) ends the wait.
+     */
+    private void lingerForPeer() {
+        if (lingering) {
+            return;
+        }
+        lingering = true;
+        channel.eventLoop().schedule(() -> {
+            if (stage == Stage.CONNECTED && channel.connection != null && draining()) {
+                disconnect();
+                freeIfDrained();
+            }
+        }, LINGER_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /**

@@ -92,11 +92,15 @@ final class CompletionDispatch {
                 return;
             }
         }
-        if (status == WorkCompletionStatus.WR_FLUSH_ERR) {
+        if (status == WorkCompletionStatus.WR_FLUSH_ERR
+                || status != WorkCompletionStatus.SUCCESS && receiver.peerSentClose()
+                || status == WorkCompletionStatus.LOC_QP_OP_ERR && !receive && device.verbs().connectsOverTcp()) {
             // The QP went to the error state: the peer disconnected (or this side did). Every posted
             // request comes back flushed; the CM's DISCONNECTED event says why, so nothing to report.
             // A flushed send is done with (its bytes are not delivered), so a closing channel's
-            // drain does not wait for it.
+            // drain does not wait for it. After the peer's CLOSE any failure is its leaving, and so is
+            // a send that met the reset of its TCP connection (iWARP), which fails instead of being
+            // flushed.
             boolean sendFlushed = !receive && sender.failed(wrId);
             if (!receive) {
                 oneSided.failed(wrId, status);

@@ -164,11 +164,32 @@ public final class RdmaConnection {
         if (closed) {
             return;
         }
+        if (receiver.peerSentClose() || peerResetLooksLike(type)) {
+            // The peer closed or disconnected while a send of this side (data, a credit, the answer to
+            // its Read) was under way: on iWARP its TCP connection then resets, and the device reports
+            // the send's failure as an error of the queue pair before the CM's DISCONNECTED. On
+            // InfiniBand's transport the same departure flushes the queue pair: the input ends, as it
+            // does here (docs/decisions.md#confirmed-close-on-iwarp).
+            logger.debug("qp {}: async event {} on {}: taken as the peer's leaving", qpNum, type, device.name());
+            events.connectionLost();
+            return;
+        }
         String what = type == RdmaNative.EVENT_QP_ACCESS_ERR ? "the peer asked for memory its key does not grant"
                 : type == RdmaNative.EVENT_QP_REQ_ERR ? "the peer sent an invalid request"
                 : "the queue pair failed";
         events.connectionFailed(new IOException("qp " + qpNum + ": the RDMA device " + device.name()
                 + " put the queue pair in the error state: " + what + " (async event " + type + ")"));
+    }
+
+    /**
+     * Returns {@code true} if async event {@code type} is what a peer's disconnect looks like on this
+     * device: on iWARP, siw raises {@code IBV_EVENT_QP_FATAL} when a send meets the reset of its TCP
+     * connection, and {@code IBV_EVENT_QP_REQ_ERR} when the answer to the peer's Read does. A key the
+     * peer was refused ({@code IBV_EVENT_QP_ACCESS_ERR}) stays an error.
+     */
+    private boolean peerResetLooksLike(int type) {
+        return device.verbs().connectsOverTcp()
+                && (type == RdmaNative.EVENT_QP_FATAL || type == RdmaNative.EVENT_QP_REQ_ERR);
     }
 
     /** Returns {@code true} if the queue pair's sends or receives complete into {@code queue}. */
@@ -318,6 +339,11 @@ public final class RdmaConnection {
     /** Returns {@code true} if messages wait to be read. */
     public boolean hasInbound() {
         return receiver.hasInbound();
+    }
+
+    /** Returns {@code true} once the peer's {@code CLOSE} arrived ({@link RdmaReceiver#peerSentClose}). */
+    public boolean peerSentClose() {
+        return receiver.peerSentClose();
     }
 
     /** Returns {@code true} if the next message is the peer's {@code SHUTDOWN_OUTPUT} or {@code CLOSE}. */

@@ -92,6 +92,8 @@ public final class RdmaReceiver {
     private final boolean answersHello;
     /** The peer's {@code HELLO} arrived: every later Send is a message with a header. */
     private boolean helloReceived;
+    /** Set once the peer's {@code CLOSE} arrived, whether or not the pipeline has read up to it. */
+    private boolean closeArrived;
     private boolean closed;
 
     /**
@@ -282,6 +284,7 @@ public final class RdmaReceiver {
             // Only valid data makes the share grow, never before the HELLO.
             slots.growIfDue();
         }
+        closeArrived |= header.type() == RdmaProtocol.TYPE_CLOSE;
         inbound.addSlot(header.type(), slot, base + HEADER_SIZE, header.payloadLength());
         slots.queued(slot);
         return received.of(Received.Kind.SEND);
@@ -331,6 +334,14 @@ public final class RdmaReceiver {
     /** Returns {@code true} if messages wait to be read. */
     boolean hasInbound() {
         return reader.hasInbound();
+    }
+
+    /**
+     * Returns {@code true} once the peer's {@code CLOSE} arrived, even while data before it waits for
+     * the pipeline: the peer sends nothing more and reads nothing more.
+     */
+    boolean peerSentClose() {
+        return closeArrived;
     }
 
     /** Returns {@code true} if the next message is the peer's {@code SHUTDOWN_OUTPUT} or {@code CLOSE}. */

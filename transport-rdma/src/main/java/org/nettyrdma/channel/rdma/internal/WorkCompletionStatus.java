@@ -25,6 +25,11 @@ public final class WorkCompletionStatus {
     public static final int SUCCESS = 0;
     /** {@code IBV_WC_LOC_LEN_ERR}: a received message did not fit the receive it landed in. */
     public static final int LOC_LEN_ERR = 1;
+    /**
+     * {@code IBV_WC_LOC_QP_OP_ERR}: the request failed on this side's queue pair; on iWARP, also a send
+     * whose TCP connection the peer reset.
+     */
+    public static final int LOC_QP_OP_ERR = 2;
     /** {@code IBV_WC_WR_FLUSH_ERR}: the queue pair went to the error state before the request ran. */
     public static final int WR_FLUSH_ERR = 5;
     /** {@code IBV_WC_REM_ACCESS_ERR}: an RDMA access was refused (a key or range not granted). */

@@ -37,6 +37,9 @@ package org.nettyrdma.channel.rdma.memory;
  *       once sent, and a refusal comes back as the end of the connection. There each one-sided Write is
  *       followed by a zero-length RDMA Read, which the responder answers only after placing what came
  *       before it ({@link #writeCompletionsConfirmPlacement()}).
+ *   <li><b>What a Send's completion means</b>: the same holds for the {@code CLOSE} a connection sends
+ *       before it disconnects; on iWARP the disconnect waits for the peer's, within a bound
+ *       ({@link #sendCompletionsConfirmDelivery()}).
  * </ul>
  *
  * <p>Immutable.
@@ -99,6 +102,15 @@ public final class DeviceVerbs {
      * refused it): not on iWARP, where it only says that the Write was sent.
      */
     public boolean writeCompletionsConfirmPlacement() {
+        return capabilities.transport() != DeviceCapabilities.Transport.IWARP;
+    }
+
+    /**
+     * Returns {@code true} if a Send's completion says the peer's device took it: on InfiniBand's
+     * transport the responder acknowledged it; on iWARP it was only handed to the kernel's TCP, which
+     * drops what it has not sent yet when the connection is closed with bytes left unread (a reset).
+     */
+    public boolean sendCompletionsConfirmDelivery() {
         return capabilities.transport() != DeviceCapabilities.Transport.IWARP;
     }
 
