@@ -22,8 +22,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SortedSet;
 import java.util.function.IntFunction;
 
@@ -77,9 +79,17 @@ public final class BenchmarkReport {
         this.sections = List.copyOf(sections);
     }
 
-    /** Reads the files named, or standard input, and prints the report. */
+    /**
+     * Reads the files named, or standard input, and prints the report; with {@code --side-by-side} first,
+     * only its throughput and round-trip tables (what {@code scripts/demo} shows as soon as its first round
+     * ends).
+     */
     public static void main(String[] args) throws IOException {
         BenchmarkReport report = new BenchmarkReport();
+        boolean sideBySide = args.length > 0 && args[0].equals("--side-by-side");
+        if (sideBySide) {
+            args = Arrays.copyOfRange(args, 1, args.length);
+        }
         if (args.length == 0) {
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line; (line = in.readLine()) != null; ) {
@@ -91,7 +101,7 @@ public final class BenchmarkReport {
                 report.add(line);
             }
         }
-        System.out.print(report.render());
+        System.out.print(sideBySide ? report.renderSideBySide() : report.render());
     }
 
     /** Takes one line of output; lines of no known kind are ignored. */
@@ -127,6 +137,14 @@ public final class BenchmarkReport {
         return out.toString();
     }
 
+    /** Returns the throughput and round-trip tables alone, with the ratios their figures allow. */
+    public String renderSideBySide() {
+        StringBuilder out = new StringBuilder();
+        throughput(out);
+        roundTrip(out);
+        return out.toString();
+    }
+
     private void header(StringBuilder out) {
         out.append("RDMA, TCP and perftest measured in one VM run\n");
         line(out, "  qemu %s, %s thread=%s, %s vCPUs, kernel %s; %s (Soft-RoCE), active MTU %s; java %s%n",
@@ -156,8 +174,10 @@ public final class BenchmarkReport {
         out.append("  A figure: the median of the rounds (the lowest and highest reading); n=K: only K rounds"
                 + " measured it. A ratio: of two medians (the lowest and highest ratio of two readings of one"
                 + " round). MB = 2^20 bytes.\n");
-        out.append("  perftest runs before and after the rounds. Its ib_send_lat prints half a round trip: shown"
-                + " here doubled, as a round trip.\n");
+        // scripts/demo without --full measures perftest once, between its rounds.
+        out.append("1".equals(run.environment("quick")) ? "  perftest ran once, after rdma's and epoll's round."
+                : "  perftest runs before and after the rounds.");
+        out.append(" Its ib_send_lat prints half a round trip: shown here doubled, as a round trip.\n");
         run.perftestSteps().forEach((tool, sizes) -> sizes.forEach((size, fields) -> {
             String readings = fields.getOrDefault("readings", "");
             if (readings.contains(",")) {
@@ -177,12 +197,19 @@ public final class BenchmarkReport {
                 figures.add(row(program, sizes, size -> cell(run.readings(program, size, "MBps").figure(), 2)));
             }
         }
-        figures.add(row("ib_write_bw", sizes, size -> cell(run.perftestFigure("ib_write_bw", size, "MBps"), 2)));
+        // ib_send_bw: the device's own figure for Sends, what the transport's Sends path is set against.
+        for (String tool : new String[] {"ib_write_bw", "ib_send_bw"}) {
+            if (sizes.stream().anyMatch(size -> run.perftestFigure(tool, size, "MBps").isMeasured())) {
+                figures.add(row(tool, sizes, size -> cell(run.perftestFigure(tool, size, "MBps"), 2)));
+            }
+        }
         figures.appendTo(out);
 
-        ratios(out, "Throughput ratios", "MBps", "ib_write_bw", size -> run.perftestFigure("ib_write_bw", size, "MBps"),
-                "rdma/ib_write_bw", "rdma-busypoll/ib_write_bw", "rdma-busypoll/java-verbs", "java-verbs/ib_write_bw",
-                "rdma/epoll", "rdma/nio");
+        ratios(out, "Throughput ratios", "MBps", Map.of(
+                "ib_write_bw", size -> run.perftestFigure("ib_write_bw", size, "MBps"),
+                "ib_send_bw", size -> run.perftestFigure("ib_send_bw", size, "MBps")),
+                "rdma/ib_write_bw", "rdma/ib_send_bw", "rdma-busypoll/ib_write_bw", "rdma-busypoll/ib_send_bw",
+                "rdma-busypoll/java-verbs", "java-verbs/ib_write_bw", "rdma/epoll", "rdma/nio");
     }
 
     /** The percentiles of every program's round trip, size by size, then the ratios of the medians. */
@@ -205,17 +232,17 @@ public final class BenchmarkReport {
         }
         figures.appendTo(out);
 
-        ratios(out, "Round trip ratios, p50 against p50", "rtt_p50_us", "ib_send_lat x2",
-                size -> sendLatencyRoundTrip(run, size), "rdma/ib_send_lat x2", "rdma-busypoll/ib_send_lat x2",
+        ratios(out, "Round trip ratios, p50 against p50", "rtt_p50_us",
+                Map.of("ib_send_lat x2", size -> sendLatencyRoundTrip(run, size)), "rdma/ib_send_lat x2", "rdma-busypoll/ib_send_lat x2",
                 "rdma/rdma-busypoll", "rdma/epoll", "rdma-busypoll/java-verbs", "rdma/java-verbs-events");
     }
 
     /**
      * Appends a table of ratios of {@code key}'s medians under {@code title}, a row for each of
-     * {@code pairs} ({@code numerator/denominator}), the sizes side by side. A denominator named
-     * {@code perftestName} is perftest's figure at the size, which {@code perftest} returns.
+     * {@code pairs} ({@code numerator/denominator}), the sizes side by side. A denominator that
+     * {@code perftest} names is perftest's figure at the size, which its function returns.
      */
-    private void ratios(StringBuilder out, String title, String key, String perftestName, IntFunction<Figure> perftest,
+    private void ratios(StringBuilder out, String title, String key, Map<String, IntFunction<Figure>> perftest,
                         String... pairs) {
         SortedSet<Integer> sizes = run.sizes();
         out.append('\n').append(title).append('\n');
@@ -223,9 +250,16 @@ public final class BenchmarkReport {
         for (String pair : pairs) {
             String numerator = pair.substring(0, pair.indexOf('/'));
             String denominator = pair.substring(pair.indexOf('/') + 1);
+            IntFunction<Figure> tool = perftest.get(denominator);
+            boolean bothRan = run.ran(numerator) && (tool != null
+                    ? sizes.stream().anyMatch(size -> tool.apply(size).isMeasured()) : run.ran(denominator));
+            if (!bothRan) {
+                // A run without a program (without --full: no floor, no nio) or before perftest has no row of it.
+                continue;
+            }
             table.add(row(numerator + " / " + denominator, sizes, size -> {
                 Readings readings = run.readings(numerator, size, key);
-                return cell(denominator.equals(perftestName) ? readings.over(perftest.apply(size).value())
+                return cell(tool != null ? readings.over(tool.apply(size).value())
                         : readings.over(run.readings(denominator, size, key)), 2);
             }));
         }
