@@ -34,6 +34,7 @@ import org.nettyrdma.channel.rdma.protocol.HelloMessage;
 import org.nettyrdma.channel.rdma.protocol.MessageHeader;
 import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 import org.nettyrdma.channel.rdma.protocol.RingMessage;
+import org.nettyrdma.testkit.DeviceUnderTest;
 
 /**
  * A client that speaks raw verbs to a netty-rdma server, so that a test can send what the transport
@@ -97,6 +98,8 @@ public final class RawRdmaClient implements AutoCloseable {
     /** The ring the server opened to this client ({@link #requestRing()}); null before. */
     private RingMessage serverRing;
     private long nextSendId = 1;
+    /** {@code true} once the first Send was followed by the nudge of iWARP ({@link #send}). */
+    private boolean nudged;
     /** When a run of work requests saw the last of them complete successfully ({@link System#nanoTime()}). */
     private long lastAcceptedNanos;
     private boolean peerDisconnected;
@@ -270,13 +273,22 @@ public final class RawRdmaClient implements AutoCloseable {
         return message;
     }
 
-    /** Sends {@code message} as one Send and waits until the device completed it successfully. */
+    /**
+     * Sends {@code message} as one Send and waits until the device completed it successfully. On iWARP
+     * the first Send is followed by a zero-length RDMA Read, not awaited, as the transport's own client
+     * nudges its {@code HELLO} (docs/decisions.md#hello-nudge-on-iwarp): siw may leave a Send that
+     * arrives while it accepts unread until more bytes come.
+     */
     public void send(byte[] message) throws Exception {
         long wrId = nextSendId++;
         endpoint.buffer.put(0, message);
         endpoint.postSend(wrId, 0, message.length);
         Completion completion = completions.awaitSend(wrId, TIMEOUT_SECONDS);
         assertEquals(WcStatus.SUCCESS.name(), completion.status(), "send completion status");
+        if (!nudged && DeviceUnderTest.isIwarp()) {
+            nudged = true;
+            endpoint.postRead(nextSendId++, 0, 0, 0, 0);
+        }
     }
 
     /**
