@@ -158,7 +158,8 @@ final class CloseDrain {
     void lastSendsCompleted() {
         RdmaConnection connection = channel.connection;
         if (!channel.isOpen() && connection != null && !connection.endOfStreamOwed()) {
-            if (closeSent && stage == Stage.CONNECTED && !connection.device().verbs().sendCompletionsConfirmDelivery()) {
+            boolean unconfirmed = !connection.device().verbs().sendCompletionsConfirmDelivery();
+            if (closeSent && stage == Stage.CONNECTED && unconfirmed) {
                 lingerForPeer();
             } else {
                 disconnect();

@@ -341,11 +341,6 @@ public final class RdmaConnection {
         return receiver.hasInbound();
     }
 
-    /** Returns {@code true} once the peer's {@code CLOSE} arrived ({@link RdmaReceiver#peerSentClose}). */
-    public boolean peerSentClose() {
-        return receiver.peerSentClose();
-    }
-
     /** Returns {@code true} if the next message is the peer's {@code SHUTDOWN_OUTPUT} or {@code CLOSE}. */
     public boolean endOfInputIsNext() {
         return receiver.endOfInputIsNext();
