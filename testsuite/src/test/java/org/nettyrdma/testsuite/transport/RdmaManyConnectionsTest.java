@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -84,7 +85,9 @@ class RdmaManyConnectionsTest {
             StreamReader reader = new StreamReader(streamSeed);
             writers.add(writer);
             readers.add(reader);
-            connects.add(rdma.client().handler(RdmaTransportFixture.pipeline(writer, reader, clientErrors))
+            // The client's wait for the server's HELLO is its connect timeout: as long as the server's.
+            connects.add(rdma.client().option(ChannelOption.CONNECT_TIMEOUT_MILLIS, HELLO_TIMEOUT_MILLIS)
+                    .handler(RdmaTransportFixture.pipeline(writer, reader, clientErrors))
                     .connect(server.localAddress()));
         }
         List<Channel> clients = new ArrayList<>();
