@@ -41,6 +41,9 @@ final class CompletionDispatch {
 
         /** Returns {@code true} once the connection failed and was stopped: what the peer sends is refused. */
         boolean isAborted();
+
+        /** The queue pair went to the error state without an error of its own: the peer left, or was reset. */
+        void queuePairLost();
     }
 
     private final ConnectionEvents events;
@@ -108,7 +111,7 @@ final class CompletionDispatch {
             if (owner.isClosed()) {
                 return;
             }
-            events.connectionLost();
+            owner.queuePairLost();
             if (sendFlushed && !owner.isClosed() && sender.outstanding() == 0) {
                 events.sendsDrained();
             }

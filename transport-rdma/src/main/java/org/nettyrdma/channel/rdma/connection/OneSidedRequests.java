@@ -301,8 +301,12 @@ public final class OneSidedRequests {
             if (part.landed != null) {
                 landing.returnTo(part.landingMark);
             }
-            fail(part.operation, part.kind == CONFIRMATION ? unconfirmed(part.operation)
-                    : failure(part.operation, status));
+            // Where Writes are confirmed, a Write that failed unflushed may have met the peer's device
+            // refusing it: a TERMINATE that arrived while siw was still sending it fails it with
+            // IBV_WC_LOC_QP_OP_ERR, before its confirmation is sent.
+            boolean unconfirmed = part.kind == CONFIRMATION
+                    || part.kind == WRITE && confirmsWrites && status != WorkCompletionStatus.WR_FLUSH_ERR;
+            fail(part.operation, unconfirmed ? unconfirmed(part.operation) : failure(part.operation, status));
         }
     }
 

@@ -68,6 +68,7 @@ public final class RdmaConnection {
     private final ExposedMemory exposed;
     /** Nudges the peer's device to read this side's HELLO, where it may not (iWARP); {@code null} elsewhere. */
     private final HelloNudge helloNudge;
+    private final PeerReset peerReset;
     /** The queue pair was moved to the error state ({@link #disconnect()}). */
     private boolean disconnected;
     /** The connection failed and was stopped: nothing the peer sends is taken any more ({@link #abort()}). */
@@ -89,6 +90,7 @@ public final class RdmaConnection {
                           long id, int owner, ConnectionSettings settings, boolean accepted, ProtectionDomain ownPd,
                           MemoryAdmission memory, PooledMemory pooled) throws IOException {
         this.events = events;
+        this.peerReset = new PeerReset(eventLoop, events);
         this.exposed = new ExposedMemory(ownPd);
         this.device = cq.device();
         int slots = settings.receiveSlots();
@@ -171,7 +173,7 @@ public final class RdmaConnection {
             // InfiniBand's transport the same departure flushes the queue pair: the input ends, as it
             // does here (docs/decisions.md#confirmed-close-on-iwarp).
             logger.debug("qp {}: async event {} on {}: taken as the peer's leaving", qpNum, type, device.name());
-            events.connectionLost();
+            queuePairLost();
             return;
         }
         String what = type == RdmaNative.EVENT_QP_ACCESS_ERR ? "the peer asked for memory its key does not grant"
@@ -179,6 +181,20 @@ public final class RdmaConnection {
                 : "the queue pair failed";
         events.connectionFailed(new IOException("qp " + qpNum + ": the RDMA device " + device.name()
                 + " put the queue pair in the error state: " + what + " (async event " + type + ")"));
+    }
+
+    /**
+     * The queue pair is in the error state with no error of its own. After the peer's {@code CLOSE}, or
+     * on a device whose departures the CM reports (InfiniBand's transport), the peer left: the channel
+     * hears of it now. On iWARP without a {@code CLOSE} the TCP connection was reset, which is also what
+     * the removal of this very device looks like first ({@link PeerReset}).
+     */
+    private void queuePairLost() {
+        if (device.verbs().connectsOverTcp() && !receiver.peerSentClose()) {
+            peerReset.reset();
+        } else {
+            events.connectionLost();
+        }
     }
 
     /**
@@ -503,6 +519,11 @@ public final class RdmaConnection {
         @Override
         public boolean isAborted() {
             return aborted;
+        }
+
+        @Override
+        public void queuePairLost() {
+            RdmaConnection.this.queuePairLost();
         }
 
         @Override
