@@ -123,10 +123,10 @@ public final class RdmaChannelMetrics {
 
     /**
      * Returns the bytes copied into registered staging blocks (or, inline, into the work request) before
-     * they were sent: every Send's
-     * payload, and the RDMA Writes of buffers that are not registered memory (heap buffers, buffers of
-     * other allocators, file regions). Large buffers from {@link RdmaByteBufAllocator} are read by the
-     * device where they are, and are not counted.
+     * they were sent: the payload of Sends and RDMA Writes of buffers that are not registered memory
+     * (heap buffers, buffers of other allocators, file regions), and of small writes coalesced into one
+     * Send. Buffers from {@link RdmaByteBufAllocator} are read by the device where they are, by an RDMA
+     * Write or by a Send of at least 4 KiB of them (or a whole slot), and are not counted.
      */
     public long copiedBytes() {
         return copiedBytes;

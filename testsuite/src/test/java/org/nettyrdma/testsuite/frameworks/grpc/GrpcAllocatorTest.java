@@ -57,8 +57,10 @@ import org.nettyrdma.testkit.RdmaTransportFixture;
  * and each side's {@link RdmaChannelMetrics#copiedBytes()} over the second of two echoes (a ring opens
  * on demand, during the first):
  * <ul>
- *   <li>without a ring every byte travels by Send, and every Send's payload is copied into registered
- *       memory, whatever the allocator;</li>
+ *   <li>without a ring every byte travels by Send: copied into registered memory from gRPC's or
+ *       Netty's buffers; from the registered allocator's, mostly read where they are (a Send reads in
+ *       place at least 4 KiB of one registered buffer; the frames' headers and what the encoder
+ *       composed are copied);</li>
  *   <li>with a ring, the message's HTTP/2 DATA frames travel by RDMA Write: copied from gRPC's or
  *       Netty's buffers; from the registered allocator's, read where they are, except the frames that
  *       Netty's HTTP/2 encoder composed from several buffers, which are copied as any composite
@@ -88,7 +90,7 @@ class GrpcAllocatorTest {
     @ParameterizedTest(name = "{0}, ring {1}")
     @CsvSource({"GRPC, auto", "NETTY_DEFAULT, auto", "REGISTERED, auto",
                 "GRPC, always", "NETTY_DEFAULT, always", "REGISTERED, always"})
-    void copiesDependOnTheAllocatorOnlyWhereARingIsOpen(Setting setting, String ring) throws Exception {
+    void copiesDependOnTheAllocator(Setting setting, String ring) throws Exception {
         if (ring.equals("always")) {
             DeviceUnderTest.assumeRings();
         }
@@ -172,7 +174,13 @@ class GrpcAllocatorTest {
         assertTrue(payload > MESSAGE, "the message and gRPC's framing were sent: " + copies(metrics));
         if (ring.equals("auto")) {
             assertEquals(0, metrics.rdmaWrites(), "on rxe a connection opens no ring, everything goes by Send");
-            assertEquals(metrics.sendBytes(), metrics.copiedBytes(), "every Send's payload is copied");
+            if (setting == Setting.REGISTERED) {
+                assertTrue(metrics.copiedBytes() <= metrics.sendBytes() / 4,
+                        "most of the Sends read the registered buffers where they are: " + copies(metrics));
+            } else {
+                assertEquals(metrics.sendBytes(), metrics.copiedBytes(),
+                        "every Send's payload is copied: the buffers are not registered");
+            }
         } else if (setting == Setting.REGISTERED) {
             assertTrue(metrics.rdmaWriteBytes() >= MESSAGE / 2, "the DATA frames go by RDMA Write: " + copies(metrics));
             // A frame that Netty's HTTP/2 encoder composed from several buffers is copied all the same.

@@ -51,6 +51,12 @@ public final class ConnectionCounters {
         copiedBytes += payload;
     }
 
+    /** Counts a Send of {@code payload} bytes of data read where they are: a registered buffer's. */
+    public void sentInPlace(int payload) {
+        sends++;
+        sendBytes += payload;
+    }
+
     /** Counts an RDMA Write of {@code length} bytes of data, {@code copied} or sent in place. */
     public void wrote(int length, boolean copied) {
         rdmaWrites++;

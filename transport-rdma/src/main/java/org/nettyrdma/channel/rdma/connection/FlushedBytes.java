@@ -191,6 +191,16 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
         return currentAddress;
     }
 
+    /** Returns the current message. */
+    Object current() {
+        return messages[current];
+    }
+
+    /** Returns {@code true} if the current message is {@code message}. */
+    boolean currentIs(Object message) {
+        return message != null && messages[current] == message;
+    }
+
     /** Returns the current buffer, retained: the caller releases it when the device has read it. */
     ByteBuf retainCurrent() {
         return ((ByteBuf) messages[current]).retain();

@@ -22,6 +22,7 @@ import java.io.IOException;
 
 import io.netty.buffer.ByteBuf;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
+import org.nettyrdma.channel.rdma.memory.RdmaDevice;
 import org.nettyrdma.channel.rdma.protocol.CreditReturn;
 import org.nettyrdma.channel.rdma.protocol.HelloMessage;
 import org.nettyrdma.channel.rdma.protocol.MessageHeader;
@@ -37,23 +38,46 @@ import org.nettyrdma.channel.rdma.protocol.SendCredits;
  * credits this side owes the peer ({@link CreditReturn}) in front of its payload, in one of the
  * peer's slots.
  *
+ * <p>A {@code DATA} Send either copies the flushed bytes behind its header, coalescing small writes
+ * into one slot, or, for at least {@link #IN_PLACE_MIN} bytes of a buffer in registered memory (from
+ * {@code RdmaByteBufAllocator}), gathers its header and those bytes where they are: the device reads
+ * the buffer, which is held until the Send completes (docs/decisions.md#sends-in-place).
+ *
  * <p>Not thread-safe: used on the channel's event loop only.
  */
 final class MessageSender {
+
+    /**
+     * The fewest bytes of a buffer a Send reads where they are (or the whole slot, if smaller): below
+     * it, copying into a slot shared with the writes around it costs less than a slot of its own
+     * (a Send per 1 KiB write would take eight of the peer's 8 KiB slots where one copied Send takes one).
+     */
+    static final int IN_PLACE_MIN = 4096;
 
     private final SendStaging staging;
     private final SendQueue queue;
     private final FlushedBytes flushed;
     private final CreditReturn owed;
     private final ConnectionCounters counters;
+    /** The device that reads buffers in place; null where the queue pair cannot gather (one entry per Send). */
+    private final RdmaDevice gatheringDevice;
+    /**
+     * The buffer the last Send in place read (compared by identity only, never read): the rest of it
+     * goes in place too, however short, so that a registered buffer is never copied in part.
+     */
+    private Object sentInPlace;
     /** The credits the peer's {@code HELLO} granted; null before it arrived. */
     private SendCredits credits;
     /** The largest {@code DATA} payload: the peer's slot, as far as this side's staging can take it. */
     private int maxPayload;
 
-    /** Creates the sender of messages placed in {@code staging}, added to {@code queue}. */
+    /**
+     * Creates the sender of messages placed in {@code staging}, added to {@code queue}; registered
+     * buffers are read in place by {@code gatheringDevice}, or copied if it is null.
+     */
     MessageSender(SendStaging staging, SendQueue queue, FlushedBytes flushed, CreditReturn owed,
-                  ConnectionCounters counters) {
+                  ConnectionCounters counters, RdmaDevice gatheringDevice) {
+        this.gatheringDevice = gatheringDevice;
         this.staging = staging;
         this.queue = queue;
         this.flushed = flushed;
@@ -87,8 +111,17 @@ final class MessageSender {
         return sequence;
     }
 
-    /** Copies as much of the flushed bytes as fits into one {@code DATA} Send and adds it to the chain. */
+    /**
+     * Adds one {@code DATA} Send of the flushed bytes to the chain: the next bytes of a registered
+     * buffer read in place, or as much as fits copied.
+     *
+     * @return {@code false} if no staging block has room now
+     */
     boolean stageData() throws IOException {
+        long lkey = inPlaceKey(flushed.currentLength());
+        if (lkey != -1) {
+            return stageInPlace(lkey);
+        }
         int room = maxPayload;
         int maxInline = staging.maxInline();
         // All that is left fits inline: the Send needs no staging block at all. A small Send that
@@ -105,8 +138,9 @@ final class MessageSender {
         int payload = 0;
         while (flushed.hasRemaining() && payload < room) {
             int readable = flushed.currentLength();
-            // A large buffer goes by Write when the ring has room; stop coalescing in front of it.
-            if (payload > 0 && readable > room && credits.ringSize() > 0) {
+            // A large buffer goes by Write when the ring has room, or by a Send that reads it in place;
+            // stop coalescing in front of it.
+            if (payload > 0 && (readable > room && credits.ringSize() > 0 || inPlaceKey(readable) != -1)) {
                 break;
             }
             int length = Math.min(readable, room - payload);
@@ -114,6 +148,45 @@ final class MessageSender {
         }
         staging.giveBack(room - payload);
         addData(payload);
+        return true;
+    }
+
+    /**
+     * Returns the local key under which the device reads the next bytes of the current message (of
+     * which {@code readable} are left) where they are, or -1 if a Send copies them: too few, not in
+     * registered memory, or a queue pair that cannot gather.
+     */
+    private long inPlaceKey(int readable) {
+        int length = Math.min(readable, maxPayload);
+        if (gatheringDevice == null || !flushed.currentIs(sentInPlace)
+                && (length < Math.min(IN_PLACE_MIN, maxPayload) || length <= staging.maxInline())) {
+            return -1;
+        }
+        return flushed.currentLkey(gatheringDevice, length);
+    }
+
+    /**
+     * Adds a {@code DATA} Send that gathers its header, staged alone, and the next bytes of the current
+     * buffer where they are ({@code lkey}); the buffer is held until the Send completes, even if the
+     * channel closes first.
+     */
+    private boolean stageInPlace(long lkey) {
+        int length = Math.min(flushed.currentLength(), maxPayload);
+        long address = flushed.currentAddress();
+        // A header inline would make the whole request inline, payload included: it goes in a block.
+        if (!staging.place(HEADER_SIZE, 0)) {
+            return false;
+        }
+        sentInPlace = flushed.current();
+        queue.hold(flushed.retainCurrent());
+        flushed.skipCurrent(length);
+        flushed.posted();
+        counters.sentInPlace(length);
+        MessageHeader.encode(staging.placedWriter(0), RdmaProtocol.TYPE_DATA, owed.takeSlots(), owed.takeRingBytes(),
+                length);
+        credits.consumeSlot();
+        queue.addGather(HEADER_SIZE, address, length, (int) lkey);
+        queue.signalIfDue(length);
         return true;
     }
 

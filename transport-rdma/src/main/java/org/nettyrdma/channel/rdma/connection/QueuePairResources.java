@@ -67,6 +67,8 @@ final class QueuePairResources {
     private int qpNum;
     private int maxInline;
     private int controlInline;
+    /** The queue pair takes two scatter/gather entries per send request. */
+    private boolean gathers;
     /** The {@code ibv_mw*} over the open ring; 0 while none is open. */
     private long window;
     private boolean closed;
@@ -111,6 +113,7 @@ final class QueuePairResources {
         int granted = cap.getInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET);
         maxInline = Math.min(maxInlineData, granted);
         controlInline = Math.min(Math.max(maxInlineData, RdmaProtocol.MAX_CONTROL_SIZE), granted);
+        gathers = cap.getInt(RdmaNative.QP_CAP_MAX_SEND_SGE_OFFSET) >= 2;
         qpNum = verbs._getQpNum(qp);
     }
 
@@ -134,7 +137,7 @@ final class QueuePairResources {
         int receives = srq.queuePairReceives();
         cap.putInt(RdmaNative.QP_CAP_MAX_SEND_WR_OFFSET, sendDepth)
                 .putInt(RdmaNative.QP_CAP_MAX_RECV_WR_OFFSET, receives)
-                .putInt(RdmaNative.QP_CAP_MAX_SEND_SGE_OFFSET, 1)
+                .putInt(RdmaNative.QP_CAP_MAX_SEND_SGE_OFFSET, device.verbs().gathersSends() ? 2 : 1)
                 .putInt(RdmaNative.QP_CAP_MAX_RECV_SGE_OFFSET, receives > 0 ? 1 : 0)
                 .putInt(RdmaNative.QP_CAP_MAX_INLINE_DATA_OFFSET, inline);
         try {
@@ -206,6 +209,11 @@ final class QueuePairResources {
 
     int qpNum() {
         return qpNum;
+    }
+
+    /** Returns {@code true} if a Send may gather a header and a registered buffer's bytes (two entries). */
+    boolean gathers() {
+        return gathers;
     }
 
     /** The largest Send posted inline: what the user asked for, as far as the device granted it. */

@@ -123,8 +123,11 @@ public final class RdmaConnection {
             SendBlocks.Source staging = ownPd != null
                     ? new RegisteredBlocks(device, ownPd, 0, "a staging block of a connection exposing memory")
                     : pooled.stagingBlocks(device);
+            // Registered buffers carry the shared domain's keys: a connection in a domain of its own
+            // copies them, as it stages everything.
             sender = new RdmaSender(device, resources.qp(), resources.maxInline(), resources.controlInline(),
-                    sendDepth, sendBufferSize, receiver.owed(), counters, staging);
+                    resources.gathers() && ownPd == null, sendDepth, sendBufferSize, receiver.owed(), counters,
+                    staging);
             oneSided = new OneSidedRequests(sender, new SendBlocks(new RegisteredBlocks(device, ownPd,
                     RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize),
                     !device.verbs().writeCompletionsConfirmPlacement());

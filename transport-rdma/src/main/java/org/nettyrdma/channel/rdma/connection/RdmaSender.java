@@ -74,11 +74,12 @@ final class RdmaSender {
 
     /**
      * Creates the send side of queue pair {@code qp}: a send queue of {@code sendDepth} requests,
-     * inline data up to {@code maxInline} bytes ({@code controlInline} for control messages), staging
-     * blocks from {@code source} up to {@code sendBufferSize} bytes, headers that return {@code owed}.
+     * inline data up to {@code maxInline} bytes ({@code controlInline} for control messages), Sends
+     * that read registered buffers in place if it {@code gathers}, staging blocks from {@code source}
+     * up to {@code sendBufferSize} bytes, headers that return {@code owed}.
      */
-    RdmaSender(RdmaDevice device, long qp, int maxInline, int controlInline, int sendDepth, int sendBufferSize,
-               CreditReturn owed, ConnectionCounters counters, SendBlocks.Source source) {
+    RdmaSender(RdmaDevice device, long qp, int maxInline, int controlInline, boolean gathers, int sendDepth,
+               int sendBufferSize, CreditReturn owed, ConnectionCounters counters, SendBlocks.Source source) {
         this.counters = counters;
         staging = new SendStaging(maxInline, controlInline, SendQueue.CHAIN, source, sendBufferSize);
         try {
@@ -87,7 +88,7 @@ final class RdmaSender {
             staging.close();
             throw e;
         }
-        messages = new MessageSender(staging, queue, flushed, owed, counters);
+        messages = new MessageSender(staging, queue, flushed, owed, counters, gathers ? device : null);
         ring = new RingWriter(device, queue, staging, flushed, messages, counters);
     }
 

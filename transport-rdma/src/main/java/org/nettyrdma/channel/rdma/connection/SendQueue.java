@@ -114,6 +114,19 @@ final class SendQueue {
         return record();
     }
 
+    /**
+     * Adds a Send that gathers the {@code headerLength} bytes of the last staging placement and
+     * {@code payloadLength} bytes of registered memory at {@code payloadAddress}, read where they are
+     * ({@link #hold} keeps their buffer), and records it in the ledger.
+     *
+     * @return its sequence number
+     */
+    long addGather(int headerLength, long payloadAddress, int payloadLength, int payloadLkey) {
+        chain.addGather(ledger.next(), 0, staging.placedAddress(), headerLength, staging.placedLkey(),
+                payloadAddress, payloadLength, payloadLkey);
+        return record();
+    }
+
     /** Signals the request just added if it carries the chain past the signal interval ({@link SendSignals}). */
     void signalIfDue(int payload) {
         if (signals.added(payload)) {

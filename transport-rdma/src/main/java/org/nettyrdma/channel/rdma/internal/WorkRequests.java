@@ -28,8 +28,9 @@ import io.netty.util.internal.PlatformDependent;
  * {@code ibv_post_recv}: one flush becomes one post, and building it allocates nothing.
  *
  * <p>Layouts are rdma-core's on x86-64 ({@code struct ibv_send_wr}: 128 bytes, {@code ibv_recv_wr}:
- * 32, {@code ibv_sge}: 16), the same DiSNI's start-up check verifies against the native library. Each
- * request has one scatter/gather entry. Bytes this class never writes stay zero. Not thread-safe.
+ * 32, {@code ibv_sge}: 16), the same DiSNI's start-up check verifies against the native library. A
+ * receive has one scatter/gather entry; a send has room for two ({@link #addGather}) and uses one
+ * otherwise. Bytes this class never writes stay zero. Not thread-safe.
  *
  * <p>Every {@code wr_id} carries, in bits {@value #OWNER_SHIFT} to 61, the id of the channel's
  * registration with its loop, as io_uring's user data carries the id of its registration: the loop
@@ -72,6 +73,8 @@ public final class WorkRequests {
     private static final int SEND_WR_SIZE = 128;
     private static final int RECV_WR_SIZE = 32;
     private static final int SGE_SIZE = 16;
+    /** The scatter/gather entries a send request has room for: a header and a buffer read in place. */
+    private static final int SEND_SGES = 2;
     private static final int WR_ID = 0;
     private static final int NEXT = 8;
     private static final int SG_LIST = 16;
@@ -90,6 +93,7 @@ public final class WorkRequests {
     private final boolean send;
     private final int capacity;
     private final int wrSize;
+    private final int sgeRoom;
     private final CleanableDirectBuffer allocation;
     private final ByteBuffer memory;
     private final long address;
@@ -103,7 +107,8 @@ public final class WorkRequests {
         this.send = send;
         this.capacity = capacity;
         this.wrSize = send ? SEND_WR_SIZE : RECV_WR_SIZE;
-        allocation = PlatformDependent.allocateDirect(capacity * (wrSize + SGE_SIZE));
+        this.sgeRoom = (send ? SEND_SGES : 1) * SGE_SIZE;
+        allocation = PlatformDependent.allocateDirect(capacity * (wrSize + sgeRoom));
         memory = allocation.buffer().order(ByteOrder.nativeOrder());
         // Some of Netty's allocators do not zero the memory (malloc); the fields never written must be 0.
         for (int i = 0; i < memory.capacity(); i += Long.BYTES) {
@@ -175,6 +180,22 @@ public final class WorkRequests {
     }
 
     /**
+     * Appends a Send that gathers two pieces: {@code headerLength} bytes at {@code headerAddress}
+     * ({@code headerLkey}), then {@code payloadLength} bytes at {@code payloadAddress}
+     * ({@code payloadLkey}). The queue pair must take two scatter/gather entries per send request.
+     */
+    public void addGather(long wrId, int flags, long headerAddress, int headerLength, int headerLkey,
+                          long payloadAddress, int payloadLength, int payloadLkey) {
+        addSend(wrId, OPCODE_SEND, flags, headerAddress, headerLength, headerLkey, 0, 0, 0);
+        int wr = (count - 1) * wrSize;
+        int sge = (int) sgeBase + (count - 1) * sgeRoom + SGE_SIZE;
+        memory.putInt(wr + NUM_SGE, 2);
+        memory.putLong(sge, payloadAddress);
+        memory.putInt(sge + 8, payloadLength);
+        memory.putInt(sge + 12, payloadLkey);
+    }
+
+    /**
      * Appends an atomic request on the 8-byte word at {@code remoteAddress}: its old value lands at
      * {@code localAddress}. {@code compareAdd} is the value compared, or added; {@code swap} the
      * value written if equal (unused by fetch-and-add).
@@ -210,7 +231,7 @@ public final class WorkRequests {
             throw new IllegalStateException("work request chain full: " + capacity);
         }
         int wr = count * wrSize;
-        int sge = (int) sgeBase + count * SGE_SIZE;
+        int sge = (int) sgeBase + count * sgeRoom;
         if (count > 0) {
             memory.putLong((count - 1) * wrSize + NEXT, address + wr);
         }
@@ -223,6 +244,16 @@ public final class WorkRequests {
         memory.putInt(sge + 12, lkey);
         count++;
         return wr;
+    }
+
+    /** Returns the chain's memory, as the provider reads it: for tests of the layout. */
+    ByteBuffer layout() {
+        return memory.duplicate().order(ByteOrder.nativeOrder());
+    }
+
+    /** Returns the address of the chain's first request: where the provider starts reading. */
+    long address() {
+        return address;
     }
 
     /** Empties the chain without posting it. */

@@ -133,6 +133,15 @@ public final class DeviceVerbs {
         return capabilities.transport() == DeviceCapabilities.Transport.IWARP;
     }
 
+    /**
+     * Returns {@code true} if a Send may gather two pieces of registered memory (a message's header
+     * and a registered buffer's bytes, read where they are): the device allows two scatter/gather
+     * entries per work request.
+     */
+    public boolean gathersSends() {
+        return capabilities.maxSge() >= 2;
+    }
+
     /** Returns {@code true} if the device's connections may take receives from a shared receive queue. */
     public boolean sharedReceiveQueues() {
         return capabilities.hasSharedReceiveQueues();
