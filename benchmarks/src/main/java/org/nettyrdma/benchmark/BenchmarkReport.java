@@ -274,9 +274,10 @@ public final class BenchmarkReport {
 
     private void costs(StringBuilder out) {
         out.append("\nCosts: process CPU time and event-loop allocation per message (stream) and per round trip;"
-                + " kernel %: the event loops' CPU time in the kernel (stream)\n");
+                + " kernel %: the event loops' CPU time in the kernel (stream); copied B/msg: bytes the writer copied"
+                + " into registered memory before sending (stream)\n");
         TextTable costs = new TextTable(new String[] {"bytes", "transport", "CPU ms/MB", "kernel %", "alloc B/msg",
-            "CPU us/rt", "alloc B/rt", "wake-ups/rt", "registered/channel"}, 0, 3, 4, 6, 7, 8);
+            "copied B/msg", "CPU us/rt", "alloc B/rt", "wake-ups/rt", "registered/channel"}, 0, 3, 4, 5, 7, 8, 9);
         for (int size : run.sizes()) {
             for (String program : PROGRAMS) {
                 if (!run.ran(program)) {
@@ -286,6 +287,7 @@ public final class BenchmarkReport {
                 costs.add(String.valueOf(size), program, cell(run.readings(program, size, "cpu_ms_per_MB").figure(), 1),
                         fixed(100 * median(program, size, "loop_kernel_share"), 0),
                         fixed(median(program, size, "alloc_B_per_msg"), 1),
+                        fixed(median(program, size, "copied_B_per_msg"), 1),
                         cell(run.readings(program, size, "cpu_us_per_rtt").figure(), 1),
                         fixed(median(program, size, "alloc_B_per_rtt"), 1),
                         fixed(median(program, size, "wakeups_per_rtt"), 2),

@@ -42,9 +42,12 @@ public record Result(String transport, int size, Stream stream, RoundTrip roundT
      * @param loopKernelShare the share of the event loop threads' CPU time spent in the kernel, NaN
      *        where unknown
      * @param creditStalls the writer's flushes that stopped for want of the reader's credit; -1 for TCP
+     * @param copiedBytesPerMessage bytes the writer's channel copied into registered memory before
+     *        sending, per message ({@code RdmaChannelMetrics.copiedBytes()}); NaN where not counted (TCP)
      */
     public record Stream(double mibPerSecond, long messages, double cpuMillisPerMib, double allocatedBytesPerMessage,
-                         long registeredBytesPerChannel, double loopKernelShare, long creditStalls) {
+                         long registeredBytesPerChannel, double loopKernelShare, long creditStalls,
+                         double copiedBytesPerMessage) {
     }
 
     /**
@@ -94,6 +97,9 @@ public record Result(String transport, int size, Stream stream, RoundTrip roundT
             }
             if (stream.creditStalls >= 0) {
                 line.append(" credit_stalls=").append(stream.creditStalls);
+            }
+            if (!Double.isNaN(stream.copiedBytesPerMessage)) {
+                line.append(format(" copied_B_per_msg=%.1f", stream.copiedBytesPerMessage));
             }
         }
         if (roundTrip != null) {

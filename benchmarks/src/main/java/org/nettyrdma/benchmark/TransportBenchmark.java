@@ -247,8 +247,9 @@ public final class TransportBenchmark {
         long start = System.nanoTime();
         out.printf(Locale.ROOT, "measured pass, round %d: every phase of every size on a new connection, %.1f s"
                 + " settling, %.1f s measured%n", round, settleNanos() / 1e9, measureNanos / 1e9);
-        out.printf("%8s | %9s %9s %11s | %8s %8s %8s %9s %10s | %s%n", "bytes", "MB/s", "CPU ms/MB",
-                "alloc B/msg", "p50 us", "p99 us", "p99.9 us", "CPU us/rt", "alloc B/rt", "registered/channel");
+        out.printf("%8s | %9s %9s %11s %12s | %8s %8s %8s %9s %10s | %s%n", "bytes", "MB/s", "CPU ms/MB",
+                "alloc B/msg", "copied B/msg", "p50 us", "p99 us", "p99.9 us", "CPU us/rt", "alloc B/rt",
+                "registered/channel");
         List<Result> results = new ArrayList<>();
         for (int size : sizes) {
             Result result = rig.measure(size, settleNanos(), measureNanos);
@@ -277,9 +278,10 @@ public final class TransportBenchmark {
     private static String row(Result result) {
         Result.Stream s = result.stream();
         Result.RoundTrip r = result.roundTrip();
-        String line = String.format(Locale.ROOT, "%8d | %9s %9s %11s | %8s %8s %8s %9s %10s | %s", result.size(),
-                s == null ? "-" : fixed(s.mibPerSecond(), 2), s == null ? "-" : fixed(s.cpuMillisPerMib(), 1),
+        String line = String.format(Locale.ROOT, "%8d | %9s %9s %11s %12s | %8s %8s %8s %9s %10s | %s",
+                result.size(), s == null ? "-" : fixed(s.mibPerSecond(), 2), s == null ? "-" : fixed(s.cpuMillisPerMib(), 1),
                 s == null ? "-" : fixed(s.allocatedBytesPerMessage(), 1),
+                s == null ? "-" : fixed(s.copiedBytesPerMessage(), 1),
                 r == null ? "-" : fixed(r.p50Micros(), 1), r == null ? "-" : fixed(r.p99Micros(), 1),
                 r == null ? "-" : fixed(r.p999Micros(), 1), r == null ? "-" : fixed(r.cpuMicrosPerRoundTrip(), 1),
                 r == null ? "-" : fixed(r.allocatedBytesPerRoundTrip(), 1),
@@ -377,16 +379,18 @@ public final class TransportBenchmark {
                 }
                 pause(settle);
                 long stallsAtStart = creditStalls(client);
+                long copiedAtStart = copiedBytes(client);
                 LoopMeter.Sample start = meter.sample(sink.bytes());
                 pause(window);
                 LoopMeter.Sample end = meter.sample(sink.bytes());
                 long stalls = stallsAtStart < 0 ? -1 : creditStalls(client) - stallsAtStart;
+                long copied = copiedAtStart < 0 ? -1 : copiedBytes(client) - copiedAtStart;
                 long registered = registeredBytes();
                 checkHealthy(client, streamer.failure(), sink.failure());
                 if (end.count() == 0) {
                     throw new IOException("no byte arrived: the connection is stuck");
                 }
-                figures = window == 0 ? null : streamFigures(size, start, end, registered, stalls);
+                figures = window == 0 ? null : streamFigures(size, start, end, registered, stalls, copied);
             } catch (IOException | InterruptedException | RuntimeException e) {
                 streamer.stop();
                 closeQuietly(client, sink == null ? null : sink.channel());
@@ -481,7 +485,7 @@ public final class TransportBenchmark {
         }
 
         private Result.Stream streamFigures(int size, LoopMeter.Sample start, LoopMeter.Sample end, long registered,
-                                            long creditStalls) throws IOException {
+                                            long creditStalls, long copied) throws IOException {
             long bytes = end.countSince(start);
             if (bytes <= 0) {
                 throw new IOException("no byte arrived in the measured time: the connection is stuck");
@@ -491,7 +495,8 @@ public final class TransportBenchmark {
             // Both channels of the one open connection are in this process.
             return new Result.Stream(mib / end.secondsSince(start), (long) messages,
                     end.cpuNanosSince(start) / 1e6 / mib, end.allocatedBytesSince(start) / messages,
-                    registered < 0 ? -1 : registered / 2, end.loopKernelShareSince(start), creditStalls);
+                    registered < 0 ? -1 : registered / 2, end.loopKernelShareSince(start), creditStalls,
+                    copied < 0 ? Double.NaN : copied / messages);
         }
 
         private Result.RoundTrip roundTripFigures(LoopMeter.Sample start, LoopMeter.Sample end, Histogram histogram,
@@ -510,6 +515,11 @@ public final class TransportBenchmark {
                     micros(histogram.getValueAtPercentile(99)), micros(histogram.getValueAtPercentile(99.9)),
                     end.cpuNanosSince(start) / 1e3 / roundTrips, end.allocatedBytesSince(start) / roundTrips,
                     wakeUps, completions);
+        }
+
+        /** Returns the bytes the writer's channel copied before sending so far, or -1 for TCP. */
+        private long copiedBytes(Channel writer) {
+            return writer instanceof RdmaSocketChannel rdma ? rdma.metrics().copiedBytes() : -1;
         }
 
         /** Returns the writer's credit stalls so far, or -1 for TCP. */

@@ -131,6 +131,6 @@ public final class VerbsWriteStream extends AbstractVerbsBenchmark {
         // Registered memory is left out (-1): the two ends register differently, unlike two channels.
         return new Result.Stream(mib / end.secondsSince(start), (long) messages, end.cpuNanosSince(start) / 1e6 / mib,
                 meter.workAllocatedBytes(start, end) / messages, -1, end.loopKernelShareSince(start),
-                writer.creditStalls() - stallsAtStart);
+                writer.creditStalls() - stallsAtStart, Double.NaN);
     }
 }

@@ -40,7 +40,7 @@ class BenchmarkReportTest {
         "perftest ib_send_lat size=64 usec_typical=15.00 usec_avg=17.00 usec_p99=80.00 usec_min=12.00 attempts=1",
         "perftest ib_send_bw size=4096 error=exit-status-1",
         "bench-env transport=rdma host=10.77.0.1 java=17.0.15 cpus=2",
-        "bench transport=rdma size=64 MBps=2.00 messages=100 cpu_ms_per_MB=400.0 alloc_B_per_msg=48.0"
+        "bench transport=rdma size=64 MBps=2.00 messages=100 cpu_ms_per_MB=400.0 alloc_B_per_msg=48.0 copied_B_per_msg=12.0"
                 + " registered_B_per_channel=2621440 loop_kernel_share=0.40 rtt_p50_us=60.0 rtt_p99_us=200.0 rtt_p999_us=900.0"
                 + " round_trips=1000 cpu_us_per_rtt=90.0 alloc_B_per_rtt=96.0 wakeups_per_rtt=2.25"
                 + " completions_per_rtt=4.00",
@@ -197,9 +197,9 @@ class BenchmarkReportTest {
                 "rdma-busypoll", "/", "java-verbs"));
         assertEquals(List.of("rdma", "/", "java-verbs-events", "1.25", "-"), row(report, "Round trip ratios", "rdma",
                 "/", "java-verbs-events"));
-        assertEquals(List.of("64", "java-verbs", "-", "-", "-", "70.0", "0.0", "-", "-"),
+        assertEquals(List.of("64", "java-verbs", "-", "-", "-", "-", "70.0", "0.0", "-", "-"),
                 row(report, "Costs", "64", "java-verbs"));
-        assertEquals(List.of("64", "rdma", "400.0", "40", "48.0", "90.0", "96.0", "2.25", "2.50", "MiB"),
+        assertEquals(List.of("64", "rdma", "400.0", "40", "48.0", "12.0", "90.0", "96.0", "2.25", "2.50", "MiB"),
                 row(report, "Costs", "64", "rdma"));
         // The floor streamed nothing: the throughput table has a row of dashes for it.
         assertEquals(List.of("java-verbs", "-", "-"), row(report, "Throughput:", "java-verbs"));
@@ -227,7 +227,7 @@ class BenchmarkReportTest {
         // The round trip's fields stay.
         assertEquals(List.of("65536", "java-verbs", "250.0", "600.0", "1200.0"), row(report, "Round trip:", "65536",
                 "java-verbs"));
-        assertEquals(List.of("65536", "java-verbs", "25.0", "70", "0.0", "400.0", "0.0", "-", "-"),
+        assertEquals(List.of("65536", "java-verbs", "25.0", "70", "0.0", "-", "400.0", "0.0", "-", "-"),
                 row(report, "Costs", "65536", "java-verbs"));
         assertTrue(report.contains("  MISSED        64 KiB throughput >= 0.9 x ib_write_bw: rdma 40.00 MB/s is 0.80 x"
                 + " 50.00 MB/s; floor: java-verbs 45.00 MB/s is 0.90 x 50.00 MB/s, rdma is 0.89 x java-verbs [fewer"
@@ -391,7 +391,7 @@ class BenchmarkReportTest {
         // 200 / 50 us; rounds 1, 2, 3: 100 / 50, 200 / 40, 300 / 60.
         assertEquals(List.of("rdma", "/", "epoll", "4.00", "(2.00-5.00)"), row(report, "Round trip ratios", "rdma", "/",
                 "epoll"));
-        assertEquals(List.of("64", "rdma", "20.0", "(10.0-30.0)", "-", "0.0", "2.0", "(1.0-3.0)", "0.0", "-", "-"),
+        assertEquals(List.of("64", "rdma", "20.0", "(10.0-30.0)", "-", "0.0", "-", "2.0", "(1.0-3.0)", "0.0", "-", "-"),
                 row(report, "Costs", "64", "rdma"));
         // The target is judged on the median: rdma's 200 us is not below epoll's 50 us.
         assertTrue(report.contains("  NOT MEASURED  64 B round trip, default loops <= 2.0 x busy polling's (goal 1.3 x)"
@@ -436,8 +436,8 @@ class BenchmarkReportTest {
                 "bench transport=java-verbs size=64 round=2 rtt_p50_us=50.0 cpu_us_per_rtt=80.0",
                 "bench transport=java-verbs size=64 round=2 MBps=3.00 cpu_ms_per_MB=700.0",
                 "bench transport=java-verbs size=64 round=1 MBps=1.00 cpu_ms_per_MB=900.0");
-        assertEquals(List.of("64", "java-verbs", "800.0", "(700.0-900.0)", "-", "-", "70.0", "(60.0-80.0)", "-", "-",
-                "-"), row(report, "Costs", "64", "java-verbs"));
+        assertEquals(List.of("64", "java-verbs", "800.0", "(700.0-900.0)", "-", "-", "-", "70.0", "(60.0-80.0)", "-",
+                "-", "-"), row(report, "Costs", "64", "java-verbs"));
         assertEquals(List.of("java-verbs", "2.00", "(1.00-3.00)"), row(report, "Throughput:", "java-verbs"));
         assertEquals(List.of("64", "java-verbs", "40.0", "(30.0-50.0)", "-", "-"), row(report, "Round trip:", "64",
                 "java-verbs"));

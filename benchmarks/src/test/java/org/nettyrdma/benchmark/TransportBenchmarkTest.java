@@ -72,14 +72,15 @@ class TransportBenchmarkTest {
 
     @Test
     void aLineHasEveryFigureAndTheErrorLast() {
-        Result result = new Result("rdma", 4096, new Result.Stream(40.5, 1000, 12.25, 0, 2_621_440, 0.625, 3),
+        Result result = new Result("rdma", 4096, new Result.Stream(40.5, 1000, 12.25, 0, 2_621_440, 0.625, 3, 0),
                 new Result.RoundTrip(500, 20, 80.5, 300, 35, 0, 2.25, 4), null);
         assertEquals("bench transport=rdma size=4096 MBps=40.50 messages=1000 cpu_ms_per_MB=12.3 alloc_B_per_msg=0.0"
-                + " registered_B_per_channel=2621440 loop_kernel_share=0.63 credit_stalls=3 rtt_p50_us=20.0 rtt_p99_us=80.5"
+                + " registered_B_per_channel=2621440 loop_kernel_share=0.63 credit_stalls=3 copied_B_per_msg=0.0"
+                + " rtt_p50_us=20.0 rtt_p99_us=80.5"
                 + " rtt_p999_us=300.0 round_trips=500 cpu_us_per_rtt=35.0 alloc_B_per_rtt=0.0 wakeups_per_rtt=2.25"
                 + " completions_per_rtt=4.00", result.toLine());
 
-        Result failed = new Result("rdma", 4096, new Result.Stream(40.5, 1000, 12.25, 0, 2_621_440, Double.NaN, -1),
+        Result failed = new Result("rdma", 4096, new Result.Stream(40.5, 1000, 12.25, 0, 2_621_440, Double.NaN, -1, Double.NaN),
                 null, "round trip: no round trip completed");
         assertEquals("bench transport=rdma size=4096 MBps=40.50 messages=1000 cpu_ms_per_MB=12.3 alloc_B_per_msg=0.0"
                 + " registered_B_per_channel=2621440 error=round trip: no round trip completed", failed.toLine());
