@@ -63,6 +63,7 @@ final class BenchmarkTargets {
         targets.adaptivePolling();
         targets.garbage();
         targets.registeredMemory();
+        targets.copies();
     }
 
     /**
@@ -229,6 +230,17 @@ final class BenchmarkTargets {
                                 + " MiB per channel at every size, in every round"
                         : "varies: " + perChannel + " B per channel")
                 + ", " + (left.isEmpty() ? "-" : String.join(", ", left)) + " B left after shutdown", judged);
+    }
+
+    /**
+     * Met when the default loops' 64 KiB stream, whose buffers come from the channel's registered
+     * allocator, copied nothing before sending in any round: Sends and Writes read them where they are.
+     */
+    private void copies() {
+        Readings copied = run.readings(RDMA, TARGET_BANDWIDTH_SIZE, "copied_B_per_msg");
+        double most = copied.byRound().values().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        target(most == 0, copied.rounds() == 0, "64 KiB stream of registered buffers sent without a copy: rdma"
+                + " copied " + Figure.single(most).format(1) + " B per message in its worst round", Map.of(RDMA, copied));
     }
 
     /**

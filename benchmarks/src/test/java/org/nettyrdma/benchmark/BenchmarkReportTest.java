@@ -45,6 +45,7 @@ class BenchmarkReportTest {
                 + " round_trips=1000 cpu_us_per_rtt=90.0 alloc_B_per_rtt=96.0 wakeups_per_rtt=2.25"
                 + " completions_per_rtt=4.00",
         "bench transport=rdma size=65536 MBps=40.00 messages=100 cpu_ms_per_MB=30.0 alloc_B_per_msg=0.5"
+                + " copied_B_per_msg=0.0"
                 + " registered_B_per_channel=2621440 error=round trip: no round trip completed in the measured time",
         "bench-end transport=rdma registered_B_after_shutdown=0",
         "bench transport=rdma-busypoll size=64 MBps=2.50 messages=100 cpu_ms_per_MB=500.0 alloc_B_per_msg=48.0"
@@ -128,6 +129,8 @@ class BenchmarkReportTest {
         assertTrue(report.contains("  MET           CPU per 64 B round trip, default loops <= busy polling's: rdma 90.0 us,"
                 + " rdma-busypoll 95.0 us, rdma-nopoll 70.0 us [fewer than 3 rounds: rdma 1, rdma-busypoll 1]\n"),
                 report);
+        assertTrue(report.contains("  MET           64 KiB stream of registered buffers sent without a copy: rdma copied"
+                + " 0.0 B per message in its worst round [fewer than 3 rounds: rdma 1]\n"), report);
         // 40 / 50 MB/s = 0.80 of ib_write_bw.
         assertTrue(report.contains("  MISSED        64 KiB stream, default loops >= 0.9 x ib_write_bw: rdma 40.00 MB/s is"
                 + " 0.80 x 50.00 MB/s [fewer than 3 rounds: rdma 1]\n"), report);
