@@ -57,6 +57,12 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
 
     /** Linux's errno for an address, or port, in use. */
     private static final int EADDRINUSE = 98;
+    /**
+     * Ports a bind to port 0 tries: TCP hands out a port that RDMA CM's own port space may hold (it is
+     * apart from TCP's, and this host's RDMA connections take theirs from the same range), and a host
+     * with many RDMA connections may hold many of the range.
+     */
+    private static final int EPHEMERAL_ATTEMPTS = 32;
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaServerSocketChannel.class);
     /** Whether the WARN of a server that cannot listen on TCP beside RDMA CM was logged: once per process. */
     private static final AtomicBoolean IWARP_WARNED = new AtomicBoolean();
@@ -118,24 +124,26 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             // means both families, as on Netty's epoll transport (WildcardAddress).
             address = new InetSocketAddress(WildcardAddress.get(), address.getPort());
         }
+        boolean anyPort = address.getPort() == 0;
         if (config.isTcpFallback()) {
-            tcp = new TcpListener(this);
-            tcp.bind(eventLoop(), address);
-            local = tcp.localAddress();
-            address = new InetSocketAddress(address.getAddress(), local.getPort());
+            address = bindTcp(address);
         } else if (!Rdma.isAvailable()) {
             throw new IOException("cannot listen on RDMA at " + address + " (TCP_FALLBACK is off): "
                     + Rdma.unavailabilityCause().getMessage(), Rdma.unavailabilityCause());
         }
-        if (Rdma.isAvailable()) {
+        for (int attempt = 1; Rdma.isAvailable(); attempt++) {
             try {
                 cm = loop.cm();
                 listen(address);
             } catch (IOException e) {
                 if (tcp != null && cm != null && isAddressInUse(e)) {
-                    listenInsteadOfTcp(address, e);
-                    transition(RdmaChannelState.ACTIVE);
-                    return;
+                    if (listenInsteadOfTcp(address, e, anyPort && attempt < EPHEMERAL_ATTEMPTS)) {
+                        transition(RdmaChannelState.ACTIVE);
+                        return;
+                    }
+                    // Held in RDMA CM's port space by another RDMA connection of this host: another port.
+                    address = bindTcp(new InetSocketAddress(address.getAddress(), 0));
+                    continue;
                 }
                 if (tcp == null || cm != null) {
                     closeTcp();
@@ -147,21 +155,38 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
                         + "device is back", this, e.getMessage());
                 listenAgainLater();
             }
+            break;
         }
         transition(RdmaChannelState.ACTIVE);
+    }
+
+    /** Binds the TCP listener at {@code address} and returns where RDMA CM listens: the same port. */
+    private InetSocketAddress bindTcp(InetSocketAddress address) throws Exception {
+        tcp = new TcpListener(this);
+        tcp.bind(eventLoop(), address);
+        local = tcp.localAddress();
+        return new InetSocketAddress(address.getAddress(), local.getPort());
     }
 
     /**
      * Listens on RDMA CM at {@code address} without the TCP listener, which took the port first: on an
      * iWARP device RDMA CM listens on a kernel TCP socket of its own, so the two cannot share a port
      * (on RoCE and InfiniBand they can). RDMA clients are served there; TCP clients are not.
-     * {@code inUse} is the failure of the listen beside the TCP listener; a second failure fails the bind.
+     * {@code inUse} is the failure of the listen beside the TCP listener. If the port is in use without
+     * the TCP listener too, another RDMA connection of this host holds it in RDMA CM's port space (RoCE,
+     * InfiniBand): returns {@code false} where the caller may {@code tryAnotherPort} (a bind to port 0),
+     * else the bind fails.
      */
-    private void listenInsteadOfTcp(InetSocketAddress address, IOException inUse) throws IOException {
+    private boolean listenInsteadOfTcp(InetSocketAddress address, IOException inUse, boolean tryAnotherPort)
+            throws IOException {
         closeTcp();
         try {
             listen(address);
         } catch (IOException e) {
+            if (tryAnotherPort && isAddressInUse(e)) {
+                logger.debug("{}: port {} is held in RDMA CM's port space; taking another", this, address.getPort());
+                return false;
+            }
             e.addSuppressed(inUse);
             throw e;
         }
@@ -171,6 +196,7 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
         } else {
             logger.debug("{}: RDMA CM takes TCP's port here (an iWARP device): no TCP listener", this);
         }
+        return true;
     }
 
     /** Returns {@code true} if {@code e} is the native layer's EADDRINUSE. */
@@ -280,7 +306,8 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
                         throw e;
                     }
                     // The device is back, and is iWARP: its RDMA CM needs the port TCP has served meanwhile.
-                    listenInsteadOfTcp(local, e);
+                    // The port is the server's now, whoever holds it: no other is taken.
+                    listenInsteadOfTcp(local, e, false);
                 }
                 logger.info("{}: listening again", this);
             } catch (IOException e) {
