@@ -67,6 +67,9 @@ import org.nettyrdma.example.Transport;
  *   <li>the idle connections close all at once, the server's registered memory, memory regions and
  *       {@code VmPin} read every half second until they settle: they should only fall.</li>
  * </ol>
+ * With {@code --connect-floor}, each round starts with the device's floor under set-up: the C program
+ * connects as many times as the ramp's largest count, as many in flight, over raw RDMA CM
+ * ({@link ConnectFloor}).
  * Every wait is bounded; a step that fails is reported with its error and the round goes on where it can.
  * {@code scripts/scale-bench} runs it in the rxe VM; docs/benchmark.md explains the figures.
  *
@@ -80,7 +83,8 @@ public final class ScaleBenchmark {
             + "[--rounds 3 (at least 3 for a median)] [--counts 1,100,1000,10000 idle connections] "
             + "[--active 1,8,64,256 streaming connections] [--sizes 4k,64k] [--warmup SECONDS, default 2] "
             + "[--time SECONDS measured, default 3] [--in-flight 16 connects at once] "
-            + "[--round-trip-idle 1000 idle connections beside the second round trip]";
+            + "[--round-trip-idle 1000 idle connections beside the second round trip] "
+            + "[--connect-floor PROGRAM: cm-connect-floor, run at the start of each round]";
     private static final int ROUND_TRIP_BYTES = 64;
     /** The client's event loops: one per vCPU of the project's VM, as the server's. */
     private static final int THREADS = 2;
@@ -136,6 +140,7 @@ public final class ScaleBenchmark {
         double time = options.seconds("time", 3);
         int inFlight = options.integer("in-flight", 16);
         int roundTripIdle = options.integer("round-trip-idle", 1000);
+        String connectFloor = options.string("connect-floor", null);
         options.checkAllRead();
         if (rounds < 1 || inFlight < 1) {
             throw new IllegalArgumentException("--rounds and --in-flight: at least 1\n" + USAGE);
@@ -149,6 +154,15 @@ public final class ScaleBenchmark {
         ScaleReport report = new ScaleReport(counts, actives, sizes, inFlight);
         boolean complete = true;
         for (int round = 1; round <= rounds; round++) {
+            if (connectFloor != null) {
+                progress("round " + round + ", " + ConnectFloor.NAME + ": " + counts[counts.length - 1] + " connects");
+                ConnectFloor floor = ConnectFloor.run(connectFloor, round, host, counts[counts.length - 1], inFlight);
+                report.addFloor(floor);
+                System.err.println("round " + round + ' ' + ConnectFloor.NAME + ": " + (floor.error() != null
+                        ? floor.error() : String.format(Locale.ROOT, "%d connects, p50 %.1f ms, p99 %.1f ms,"
+                        + " %.1f connects/s", floor.connects(), floor.setUpP50Ms(), floor.setUpP99Ms(),
+                        floor.connectsPerSecond())));
+            }
             for (Transport transport : transports) {
                 ScaleRound figures = benchmark.run(transport, round);
                 complete &= figures.error == null;

@@ -50,7 +50,12 @@ final class ScaleReport {
     static final double MANY_ACTIVE_SHARE = 0.9;
     static final double FAIR_SHARE = 0.5;
 
+    /** The lowest share of the raw RDMA CM floor's connects per second that the transport's meet. */
+    static final double CONNECT_FLOOR_SHARE = 0.8;
+
     private final Map<String, List<ScaleRound>> rounds = new LinkedHashMap<>();
+    /** What the raw RDMA CM connect loop measured, a round each; empty when it did not run. */
+    private final List<ConnectFloor> floors = new ArrayList<>();
     private final int[] counts;
     private final int[] actives;
     private final int[] sizes;
@@ -61,6 +66,11 @@ final class ScaleReport {
         this.actives = actives.clone();
         this.sizes = sizes.clone();
         this.inFlight = inFlight;
+    }
+
+    /** Adds a round's figure of the raw RDMA CM floor under set-up. */
+    void addFloor(ConnectFloor floor) {
+        floors.add(floor);
     }
 
     /** Adds a round's figures; transports print in the order of their first round. */
@@ -236,6 +246,32 @@ final class ScaleReport {
                 Spread.of(values(list, round -> round.setUpP50Ms)).format(1),
                 Spread.of(values(list, round -> round.setUpP99Ms)).format(1),
                 Spread.of(values(list, round -> round.connectsPerSecond)).format(1))));
+        if (!floors.isEmpty()) {
+            out.println(String.format(Locale.ROOT, "  %-9s %16s %26s %26s %28s", ConnectFloor.NAME,
+                    Spread.of(floors.stream().mapToDouble(ConnectFloor::connects).toArray()).format(0),
+                    Spread.of(floors.stream().mapToDouble(ConnectFloor::setUpP50Ms).toArray()).format(1),
+                    Spread.of(floors.stream().mapToDouble(ConnectFloor::setUpP99Ms).toArray()).format(1),
+                    Spread.of(floors.stream().mapToDouble(ConnectFloor::connectsPerSecond).toArray()).format(1)));
+            out.println("  " + ConnectFloor.NAME + ": the device's floor, cm-connect-floor (C on librdmacm): the same"
+                    + " connects, as many in flight, a queue pair each and held open; no JVM, no message");
+            floors.stream().filter(floor -> floor.error() != null).forEach(floor ->
+                    out.println("  " + ConnectFloor.NAME + " round " + floor.round() + ": " + floor.error()));
+        }
+    }
+
+    /** The transport's connects per second within {@link #CONNECT_FLOOR_SHARE} of the raw RDMA CM floor's. */
+    String connectFloorTarget() {
+        String target = "rdma connects/s >= " + CONNECT_FLOOR_SHARE + " x the raw RDMA CM floor's (" + ConnectFloor.NAME
+                + ")";
+        List<ScaleRound> rdma = rounds.get("rdma");
+        double floor = Spread.of(floors.stream().mapToDouble(ConnectFloor::connectsPerSecond).toArray()).median();
+        double transport = rdma == null ? Double.NaN
+                : Spread.of(values(rdma, round -> round.connectsPerSecond)).median();
+        if (Double.isNaN(floor) || Double.isNaN(transport)) {
+            return verdict(null, target, floors.isEmpty() ? "the floor did not run" : "no figure");
+        }
+        return verdict(transport >= CONNECT_FLOOR_SHARE * floor, target, String.format(Locale.ROOT,
+                "%.1f against %.1f connects/s, %s (medians)", transport, floor, ratio(transport / floor)));
     }
 
     private void printStreams(PrintStream out) {
@@ -290,7 +326,7 @@ final class ScaleReport {
 
     private void printTargets(PrintStream out) {
         out.println();
-        out.println("Targets (issue 24), judged for rdma; epoll's figure, where shown, is context");
+        out.println("Targets (issues 24 and 39), judged for rdma; epoll's figure, where shown, is context");
         List<ScaleRound> rdma = rounds.get("rdma");
         if (rdma == null) {
             out.println("  NOT MEASURED  rdma did not run");
@@ -310,6 +346,7 @@ final class ScaleReport {
         for (int size : sizes) {
             out.println("  " + fairTarget(size));
         }
+        out.println("  " + connectFloorTarget());
     }
 
     /** An idle connection pins at most 64 KiB of registered memory, read at the largest count held. */

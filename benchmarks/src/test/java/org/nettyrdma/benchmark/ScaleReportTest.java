@@ -201,6 +201,31 @@ class ScaleReportTest {
     }
 
     /** A round whose ramp held 100 at 1.5 MiB each and stopped at 170 of 400. */
+    @Test
+    void theConnectFloorIsReadFromItsLineAndJudgedAgainst() {
+        ConnectFloor floor = ConnectFloor.parse(2, "connect-floor connects=1000 in_flight=16 seconds=4.000"
+                + " connects_per_s=250.0 setup_p50_ms=60.500 setup_p99_ms=120.250");
+        assertEquals(new ConnectFloor(2, 1000, 250.0, 60.5, 120.25, null), floor);
+        assertTrue(ConnectFloor.parse(1, "connect-floor connects=x").error().startsWith("unreadable"));
+
+        ScaleReport report = new ScaleReport(new int[] {1000}, new int[] {1}, new int[] {4096}, 16);
+        assertTrue(report.connectFloorTarget().startsWith("NOT MEASURED"), report.connectFloorTarget());
+        for (int r = 1; r <= 3; r++) {
+            ScaleRound rdma = new ScaleRound("rdma", r);
+            rdma.connects = 1000;
+            rdma.connectsPerSecond = 150 + r; // 151, 152, 153: median 152
+            report.add(rdma);
+            report.addFloor(new ConnectFloor(r, 1000, 200 - r, 50, 90, null)); // 199, 198, 197: median 198
+        }
+        assertEquals("MISSED        rdma connects/s >= 0.8 x the raw RDMA CM floor's (rdma-cm): 152.0 against 198.0"
+                + " connects/s, 0.77 x (medians)", report.connectFloorTarget());
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        report.print(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        String printed = bytes.toString(StandardCharsets.UTF_8);
+        assertTrue(printed.contains("  rdma-cm   "), printed);
+        assertTrue(printed.contains("198.0 [197.0-199.0]"), printed);
+    }
+
     private static ScaleRound rdmaRound() {
         ScaleRound round = new ScaleRound("rdma", 1);
         round.idleBaseline = step(0, 0, 2 * MIB);
