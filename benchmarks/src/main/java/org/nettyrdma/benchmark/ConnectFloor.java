@@ -19,7 +19,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -81,13 +80,7 @@ record ConnectFloor(int round, long connects, double connectsPerSecond, double s
 
     /** Reads the program's line {@code connect-floor connects=N ... setup_p99_ms=B}. */
     static ConnectFloor parse(int round, String line) {
-        Map<String, String> fields = new HashMap<>();
-        for (String field : line.trim().split(" +")) {
-            int equals = field.indexOf('=');
-            if (equals > 0) {
-                fields.put(field.substring(0, equals), field.substring(equals + 1));
-            }
-        }
+        Map<String, String> fields = BenchmarkRun.fields(line);
         try {
             return new ConnectFloor(round, Long.parseLong(fields.get("connects")),
                     Double.parseDouble(fields.get("connects_per_s")), Double.parseDouble(fields.get("setup_p50_ms")),
