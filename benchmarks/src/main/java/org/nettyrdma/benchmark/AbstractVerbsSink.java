@@ -27,8 +27,9 @@ import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.SVCPostSend;
 
 /**
- * What the receiving end of {@link VerbsWriteStream} does whatever verb carries the data
- * ({@link VerbsWriteSink}: RDMA Writes with immediate into a ring): accepts one connection, grants the peer ({@link AbstractVerbsStreamer}) its credit, then
+ * What the receiving ends of {@link VerbsWriteStream} share, whatever verb carries the data
+ * ({@link VerbsWriteSink}: RDMA Writes with immediate into a ring; {@link VerbsSendSink}: Sends into
+ * receive slots): accepts one connection, grants the peer ({@link AbstractVerbsStreamer}) its credit, then
  * counts the data as the receive completions come, returning credit for them, until the peer's stop. It
  * never reads the data: the floor measures the verbs, not a copy. Runs on a thread of its own;
  * {@link #bytes()} and {@link #failure()} may be read from any thread.
@@ -42,11 +43,12 @@ import com.ibm.disni.verbs.SVCPostSend;
  *       messages (4 bytes); for writes, then the ring's rkey (4), its address (8) and its length in bytes
  *       (4): 20 bytes</td></tr>
  *   <tr><td>data</td><td>RDMA Write with immediate {@value VerbsWriteSink#IMM_DATA} to the next position
- *       of the ring, wrapping at its last whole message</td><td>a message</td></tr>
+ *       of the ring, wrapping at its last whole message; or a Send into the next posted receive</td>
+ *       <td>a message (write), or {@code min(size, slot size)} bytes of the stream (Send)</td></tr>
  *   <tr><td>credit</td><td>Send, this end to the streamer</td><td>the data messages whose receives (and
  *       ring positions) are free again (4 bytes), one message per quarter of the credit</td></tr>
- *   <tr><td>stop</td><td>RDMA Write with immediate {@value VerbsWriteSink#IMM_STOP}, streamer to this
- *       end</td><td>none (0 bytes): the last message; the streamer disconnects once it
+ *   <tr><td>stop</td><td>RDMA Write with immediate {@value VerbsWriteSink#IMM_STOP}, or a Send, streamer
+ *       to this end</td><td>none (0 bytes): the last message; the streamer disconnects once it
  *       completes</td></tr>
  * </table>
  *

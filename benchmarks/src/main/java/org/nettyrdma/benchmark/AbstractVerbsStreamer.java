@@ -25,8 +25,9 @@ import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.SVCPostRecv;
 
 /**
- * What the sending end of {@link VerbsWriteStream} does whatever verb carries the data ({@link VerbsWriter}:
- * RDMA Writes into the peer's ring): the receives for the peer's control messages, the credit its first message grants and its credit messages return, and
+ * What the sending ends of {@link VerbsWriteStream} share, whatever verb carries the data ({@link VerbsWriter}:
+ * RDMA Writes into the peer's ring; {@link VerbsSender}: Sends into the peer's receive slots): the receives
+ * for the peer's control messages, the credit its first message grants and its credit messages return, and
  * the loop that posts as long as there is credit and room in the send queue, polling the CQ for the
  * completions and the credit. The wire protocol is {@link AbstractVerbsSink}'s. A subclass posts the data
  * and the stop; every verb of the steady state is a DiSNI stateful verb call made once and executed again
