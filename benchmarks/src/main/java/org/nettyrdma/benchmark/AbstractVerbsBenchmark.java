@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -32,16 +33,23 @@ import org.nettyrdma.example.ExampleOptions;
 
 /**
  * What the floor benchmarks ({@link VerbsPingPong}, {@link VerbsWriteStream}) share: their options and
- * {@code main}, the name their figures go by, the watchdog's deadlines, and the table they print. A
- * subclass warms up or measures one size on a connection of its own and formats its row; this class runs
- * the warm-up of every size, then each measured round ({@link MeasuredRounds}) of every size, so that both
- * programs print the same {@code bench-env}, {@code bench-ready} and {@code bench-round-end} lines and the
- * same error rows for {@link BenchmarkReport}. Used by one thread at a time.
+ * {@code main}, the name their figures go by ({@code java-verbs} by default, {@code java-verbs-send} with
+ * {@code --send-slot}, each with {@code -events} when both ends wait for events), the watchdog's deadlines,
+ * and the table they print. A subclass warms up or measures one size on a connection of its own and formats
+ * its row; this class runs the warm-up of every size, then each measured round ({@link MeasuredRounds}) of
+ * every size, so that both programs print the same {@code bench-env}, {@code bench-ready} and
+ * {@code bench-round-end} lines and the same error rows for {@link BenchmarkReport}. Used by one thread at a
+ * time.
  */
 abstract class AbstractVerbsBenchmark {
 
     /** Connecting, a stalled message or stream, disconnecting: what takes longer is stuck. */
     static final long TIMEOUT_SECONDS = 20;
+
+    /** The smallest {@code --send-slot}: the smallest {@code SLOT_SIZE} the transport takes. */
+    static final int MIN_SEND_SLOT = 256;
+    /** The largest {@code --send-slot}: the largest {@code SLOT_SIZE} the transport takes. */
+    static final int MAX_SEND_SLOT = 1 << 20;
 
     private static final int[] DEFAULT_SIZES = {64, 4096, 65536};
 
@@ -51,6 +59,12 @@ abstract class AbstractVerbsBenchmark {
     protected final int[] sizes;
     /** Both ends sleep on their completion channel when idle, instead of busy polling. */
     protected final boolean waitForEvents;
+    /**
+     * With {@code --send-slot}, the largest Send and the size of a receive, as the transport's
+     * {@code SLOT_SIZE} (docs/options.md): every byte goes by Sends of at most this many. Empty: the floor
+     * of the whole message (one Send per message in the round trip, RDMA Writes in the stream).
+     */
+    protected final OptionalInt sendSlot;
     /** The length of one warm-up round ({@link JitWarmUp}) per size. */
     protected final long warmupNanos;
     /**
@@ -63,10 +77,15 @@ abstract class AbstractVerbsBenchmark {
 
     /**
      * Makes a benchmark between two ends on {@code host} for each of {@code sizes} (1 to {@code maxSize}
-     * bytes), busy polling or waiting for events, with the seconds of warm-up and of measurement per size.
+     * bytes), busy polling or waiting for events, in Sends of at most {@code sendSlot} bytes if present,
+     * with the seconds of warm-up and of measurement per size.
      */
-    AbstractVerbsBenchmark(InetAddress host, int[] sizes, int maxSize, boolean waitForEvents, double warmupSeconds,
-                           double measureSeconds) {
+    AbstractVerbsBenchmark(InetAddress host, int[] sizes, int maxSize, boolean waitForEvents, OptionalInt sendSlot,
+                           double warmupSeconds, double measureSeconds) {
+        if (sendSlot.isPresent() && (sendSlot.getAsInt() < MIN_SEND_SLOT || sendSlot.getAsInt() > MAX_SEND_SLOT)) {
+            throw new IllegalArgumentException("--send-slot: " + sendSlot.getAsInt() + " (expected: " + MIN_SEND_SLOT
+                    + " to " + MAX_SEND_SLOT + ")");
+        }
         if (sizes.length == 0 || Arrays.stream(sizes).anyMatch(size -> size < 1 || size > maxSize)) {
             throw new IllegalArgumentException("sizes: " + Arrays.toString(sizes) + " (expected: "
                     + (maxSize == Integer.MAX_VALUE ? ">= 1" : "1 to " + maxSize) + " each)");
@@ -74,6 +93,7 @@ abstract class AbstractVerbsBenchmark {
         this.host = host;
         this.sizes = sizes.clone();
         this.waitForEvents = waitForEvents;
+        this.sendSlot = sendSlot;
         this.warmupNanos = (long) (warmupSeconds * 1e9);
         this.measureNanos = (long) (measureSeconds * 1e9);
         this.settleNanos = Math.min(TimeUnit.SECONDS.toNanos(1), warmupNanos);
@@ -82,8 +102,8 @@ abstract class AbstractVerbsBenchmark {
     /** A subclass's public constructor, which {@link #main} calls with the options it parsed. */
     @FunctionalInterface
     interface Factory {
-        AbstractVerbsBenchmark create(InetAddress host, int[] sizes, boolean waitForEvents, double warmupSeconds,
-                                      double measureSeconds);
+        AbstractVerbsBenchmark create(InetAddress host, int[] sizes, boolean waitForEvents, OptionalInt sendSlot,
+                                      double warmupSeconds, double measureSeconds);
     }
 
     /**
@@ -93,12 +113,15 @@ abstract class AbstractVerbsBenchmark {
      */
     static void main(String program, String[] args, Factory factory) throws Exception {
         String usage = "usage: " + program + " [--host ADDRESS] [--sizes 64,4k,64k] "
-                + "[--wait busypoll|events] [--warmup SECONDS, default 3] [--time SECONDS, default 3] "
-                + MeasuredRounds.USAGE;
+                + "[--wait busypoll|events] [--send-slot BYTES (" + MIN_SEND_SLOT + " to 1m, e.g. 8k): every byte by"
+                + " Sends of at most BYTES into receives of BYTES] [--warmup SECONDS, default 3] "
+                + "[--time SECONDS, default 3] " + MeasuredRounds.USAGE;
         ExampleOptions options = ExampleOptions.parse(usage, args);
         String host = options.host();
         int[] sizes = options.integers("sizes", DEFAULT_SIZES);
         String wait = options.string("wait", "busypoll");
+        OptionalInt sendSlot = options.string("send-slot", null) == null ? OptionalInt.empty()
+                : OptionalInt.of(options.integer("send-slot", 0));
         double warmup = options.seconds("warmup", 3);
         double time = options.seconds("time", 3);
         String rounds = options.string("rounds", "1");
@@ -108,17 +131,30 @@ abstract class AbstractVerbsBenchmark {
             System.exit(2);
         }
 
+        AbstractVerbsBenchmark benchmark;
+        try {
+            benchmark = factory.create(InetAddress.getByName(host), sizes, "events".equals(wait), sendSlot, warmup,
+                    time);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage() + "\n" + usage);
+            System.exit(2);
+            return;
+        }
         NativeLibrary.ensureLoaded();
-        AbstractVerbsBenchmark benchmark = factory.create(InetAddress.getByName(host), sizes, "events".equals(wait),
-                warmup, time);
         List<Result> results = benchmark.run(System.out, MeasuredRounds.parse(rounds, System.in),
                 Watchdog.of(benchmark.name()));
         // exit(), not a return: a peer's thread stuck in a verb must not keep the program alive.
         System.exit(results.stream().anyMatch(result -> result.error() != null) ? 1 : 0);
     }
 
-    /** Returns {@link VerbsPingPong#BUSY_POLL} or {@link VerbsPingPong#EVENTS}: the floor's names. */
+    /**
+     * Returns the floor's name: {@link VerbsPingPong#BUSY_POLL} or {@link VerbsPingPong#EVENTS}, or with
+     * {@link #sendSlot} {@link VerbsPingPong#SEND_BUSY_POLL} or {@link VerbsPingPong#SEND_EVENTS}.
+     */
     String name() {
+        if (sendSlot.isPresent()) {
+            return waitForEvents ? VerbsPingPong.SEND_EVENTS : VerbsPingPong.SEND_BUSY_POLL;
+        }
         return waitForEvents ? VerbsPingPong.EVENTS : VerbsPingPong.BUSY_POLL;
     }
 

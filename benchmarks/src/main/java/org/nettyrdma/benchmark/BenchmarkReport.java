@@ -32,7 +32,8 @@ import java.util.function.IntFunction;
 /**
  * Turns the lines of one run of {@code scripts/demo} ({@link BenchmarkRun} says which) into its report: RDMA
  * next to TCP (epoll, nio), perftest and the same stream and round trip in plain Java on raw verbs
- * ({@link VerbsWriteStream}, {@link VerbsPingPong}: the floor), with ratios, then what each costs, then the
+ * ({@link VerbsWriteStream}, {@link VerbsPingPong}: the floor, by RDMA Write and one Send a message, and by
+ * Sends of the transport's slot), with ratios, then what each costs, then the
  * project's targets, met or missed ({@link BenchmarkTargets}). Each program ran in interleaved rounds: every
  * figure is the median of its rounds with the lowest and highest reading, and every ratio is of two medians.
  * No figure is judged here that was not measured in that same run. Lines of other kinds go to the
@@ -57,11 +58,17 @@ public final class BenchmarkReport {
     static final String JAVA_VERBS = VerbsPingPong.BUSY_POLL;
     /** The floor with both ends waiting on the completion channel, as {@code rdma}'s loops wait. */
     static final String JAVA_VERBS_EVENTS = VerbsPingPong.EVENTS;
+    /**
+     * The Send floor: the same stream and round trip by Sends of at most the transport's slot, busy polling
+     * ({@code --send-slot}), which is how every byte of the transport travels where a connection has no ring.
+     */
+    static final String JAVA_VERBS_SEND = VerbsPingPong.SEND_BUSY_POLL;
     /** Every program, in the order of the tables' rows. */
     private static final String[] PROGRAMS = {RDMA, RDMA_NOPOLL, RDMA_BUSYPOLL, "epoll", "nio", JAVA_VERBS,
-        JAVA_VERBS_EVENTS};
-    /** The programs that stream: the floor streams only busy polling, as {@code ib_write_bw} does. */
-    private static final String[] STREAMS = {RDMA, RDMA_NOPOLL, RDMA_BUSYPOLL, "epoll", "nio", JAVA_VERBS};
+        JAVA_VERBS_EVENTS, JAVA_VERBS_SEND};
+    /** The programs that stream: the floors stream only busy polling, as perftest's bandwidth tools do. */
+    private static final String[] STREAMS = {RDMA, RDMA_NOPOLL, RDMA_BUSYPOLL, "epoll", "nio", JAVA_VERBS,
+        JAVA_VERBS_SEND};
     /** The qemu whose multi-threaded TCG the latency figures are meant for. */
     private static final String INTENDED_QEMU_MAJOR = "10";
 
@@ -209,7 +216,8 @@ public final class BenchmarkReport {
                 "ib_write_bw", size -> run.perftestFigure("ib_write_bw", size, "MBps"),
                 "ib_send_bw", size -> run.perftestFigure("ib_send_bw", size, "MBps")),
                 "rdma/ib_write_bw", "rdma/ib_send_bw", "rdma-busypoll/ib_write_bw", "rdma-busypoll/ib_send_bw",
-                "rdma-busypoll/java-verbs", "java-verbs/ib_write_bw", "rdma/epoll", "rdma/nio");
+                "rdma-busypoll/java-verbs", "java-verbs/ib_write_bw", "rdma-busypoll/java-verbs-send",
+                "rdma/java-verbs-send", "java-verbs-send/ib_send_bw", "rdma/epoll", "rdma/nio");
     }
 
     /** The percentiles of every program's round trip, size by size, then the ratios of the medians. */
@@ -234,7 +242,8 @@ public final class BenchmarkReport {
 
         ratios(out, "Round trip ratios, p50 against p50", "rtt_p50_us",
                 Map.of("ib_send_lat x2", size -> sendLatencyRoundTrip(run, size)), "rdma/ib_send_lat x2", "rdma-busypoll/ib_send_lat x2",
-                "rdma/rdma-busypoll", "rdma/epoll", "rdma-busypoll/java-verbs", "rdma/java-verbs-events");
+                "rdma/rdma-busypoll", "rdma/epoll", "rdma-busypoll/java-verbs", "rdma/java-verbs-events",
+                "rdma-busypoll/java-verbs-send");
     }
 
     /**

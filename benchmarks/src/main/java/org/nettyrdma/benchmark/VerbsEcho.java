@@ -18,27 +18,31 @@ package org.nettyrdma.benchmark;
 import java.io.IOException;
 
 /**
- * The server end of {@link VerbsPingPong}: accepts one connection and answers every message with a Send
- * of the same size, until the client's {@link VerbsPeer#STOP}, which it answers too before it closes.
- * The answer is sent from this end's own buffer, not copied from the request: the floor measures the
- * verbs, not a copy. Runs on a thread of its own; {@link #failure()} may be read from any thread.
+ * The server end of {@link VerbsPingPong}: accepts one connection and answers every message with one of the
+ * same size, in as many Sends ({@link VerbsPeer}), until the client's {@link VerbsPeer#STOP}, which it
+ * answers too before it closes. The answer is sent from this end's own buffer, not copied from the request:
+ * the floor measures the verbs, not a copy. Runs on a thread of its own; {@link #failure()} may be read from
+ * any thread.
  */
 final class VerbsEcho implements AbstractVerbsBenchmark.PassiveEnd {
 
     private final VerbsListener listener;
     private final int size;
+    private final int slotSize;
     private final boolean waitForEvents;
     private volatile Throwable failure;
 
-    VerbsEcho(VerbsListener listener, int size, boolean waitForEvents) {
+    /** Makes the end that answers messages of {@code size} in Sends of at most {@code slotSize}. */
+    VerbsEcho(VerbsListener listener, int size, int slotSize, boolean waitForEvents) {
         this.listener = listener;
         this.size = size;
+        this.slotSize = slotSize;
         this.waitForEvents = waitForEvents;
     }
 
     @Override
     public void run() {
-        try (VerbsPeer peer = VerbsPeer.accept(listener, size, waitForEvents)) {
+        try (VerbsPeer peer = VerbsPeer.accept(listener, size, slotSize, waitForEvents)) {
             for (;;) {
                 int slot = peer.awaitReceive();
                 byte kind = peer.kind(slot);

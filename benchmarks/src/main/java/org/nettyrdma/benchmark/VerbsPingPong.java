@@ -20,6 +20,7 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Locale;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
@@ -35,6 +36,12 @@ import org.HdrHistogram.Histogram;
  * {@code --wait events} both arm the CQ and sleep on its completion channel when it is empty, as the
  * {@code rdma} transport's event loop does.
  *
+ * <p>With {@code --send-slot BYTES} (the Send floor, {@code java-verbs-send}), a message goes as
+ * {@code ceil(size / BYTES)} Sends of at most {@code BYTES}, posted as one chain, into receives of
+ * {@code BYTES}, as the transport's message goes in Sends of at most its {@code SLOT_SIZE} where the
+ * connection has no ring (on rxe, every message); the answer arrives when its last Send's receive
+ * completes. Without it, a message is one Send of its size.
+ *
  * <p>For every size, on a connection of its own: rounds of {@code --warmup} seconds of round trips not
  * counted, until the JIT compiler is quiet ({@link JitWarmUp}). Then, for each measured round
  * ({@code --rounds}), every size on a new connection: one settling second, then {@code --time} seconds
@@ -46,6 +53,7 @@ import org.HdrHistogram.Histogram;
  *
  * <pre>
  * java ... org.nettyrdma.benchmark.VerbsPingPong --host 10.77.0.1 --sizes 64 --warmup 4 --time 4
+ * java ... org.nettyrdma.benchmark.VerbsPingPong --host 10.77.0.1 --sizes 64k --send-slot 8k
  * </pre>
  */
 public final class VerbsPingPong extends AbstractVerbsBenchmark {
@@ -54,6 +62,10 @@ public final class VerbsPingPong extends AbstractVerbsBenchmark {
     public static final String BUSY_POLL = "java-verbs";
     /** The name of the figures with both ends waiting on the completion channel. */
     public static final String EVENTS = "java-verbs-events";
+    /** The name of the Send floor's figures ({@code --send-slot}) with both ends busy polling. */
+    public static final String SEND_BUSY_POLL = "java-verbs-send";
+    /** The name of the Send floor's figures ({@code --send-slot}) with both ends waiting on the completion channel. */
+    public static final String SEND_EVENTS = "java-verbs-send-events";
 
     /** Longer round trips are recorded as this: the histogram never resizes, so never allocates. */
     private static final long HIGHEST_NANOS = TimeUnit.SECONDS.toNanos(60);
@@ -64,7 +76,18 @@ public final class VerbsPingPong extends AbstractVerbsBenchmark {
      */
     public VerbsPingPong(InetAddress host, int[] sizes, boolean waitForEvents, double warmupSeconds,
                          double measureSeconds) {
-        super(host, sizes, Integer.MAX_VALUE, waitForEvents, warmupSeconds, measureSeconds);
+        this(host, sizes, waitForEvents, OptionalInt.empty(), warmupSeconds, measureSeconds);
+    }
+
+    /**
+     * Creates a ping-pong as the other constructor does, whose messages go in Sends of at most
+     * {@code sendSlot} bytes if present: {@value VerbsPeer#MAX_PARTS} of them at most.
+     */
+    public VerbsPingPong(InetAddress host, int[] sizes, boolean waitForEvents, OptionalInt sendSlot,
+                         double warmupSeconds, double measureSeconds) {
+        super(host, sizes, sendSlot.isPresent() ? (int) Math.min(Integer.MAX_VALUE,
+                (long) sendSlot.getAsInt() * VerbsPeer.MAX_PARTS) : Integer.MAX_VALUE, waitForEvents, sendSlot,
+                warmupSeconds, measureSeconds);
     }
 
     /** Runs the ping-pong; exits with status 1 if a size failed, 3 if the deadline passed. */
@@ -74,8 +97,9 @@ public final class VerbsPingPong extends AbstractVerbsBenchmark {
 
     @Override
     void printTitle(PrintStream out) {
-        out.printf(Locale.ROOT, "%s: one message ping-ponged between two RC queue pairs on %s, no Netty; both ends %s"
-                + "%n", name(), host.getHostAddress(), waiting());
+        out.printf(Locale.ROOT, "%s: one message ping-ponged between two RC queue pairs on %s%s, no Netty; both ends"
+                + " %s%n", name(), host.getHostAddress(), sendSlot.isPresent() ? ", in Sends of at most "
+                + sendSlot.getAsInt() + " B" : "", waiting());
     }
 
     @Override
@@ -94,16 +118,17 @@ public final class VerbsPingPong extends AbstractVerbsBenchmark {
 
     @Override
     Result measure(int size, boolean warmUp, PrintStream out) throws IOException, InterruptedException {
-        Result.RoundTrip figures = connection(listener -> new VerbsEcho(listener, size, waitForEvents),
+        int slotSize = sendSlot.orElse(size);
+        Result.RoundTrip figures = connection(listener -> new VerbsEcho(listener, size, slotSize, waitForEvents),
                 "verbs-echo", "server end",
-                (server, echo, echoThread) -> clientEnd(server, echoThread, size, warmUp, out));
+                (server, echo, echoThread) -> clientEnd(server, echoThread, size, slotSize, warmUp, out));
         return new Result(name(), size, null, figures, null);
     }
 
     /** Connects the client end to {@code server}, ping-pongs, and stops the server end. */
-    private Result.RoundTrip clientEnd(InetSocketAddress server, Thread echoThread, int size, boolean warmUp,
-                                       PrintStream out) throws IOException {
-        try (VerbsPeer client = VerbsPeer.connect(server, size, waitForEvents)) {
+    private Result.RoundTrip clientEnd(InetSocketAddress server, Thread echoThread, int size, int slotSize,
+                                       boolean warmUp, PrintStream out) throws IOException {
+        try (VerbsPeer client = VerbsPeer.connect(server, size, slotSize, waitForEvents)) {
             Result.RoundTrip figures = pingPong(client, echoThread, warmUp, out);
             stop(client);
             return figures;

@@ -29,6 +29,7 @@ import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.IbvQPInitAttr;
+import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaCm;
@@ -37,6 +38,7 @@ import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaConnParam;
 import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.SVCPollCq;
+import com.ibm.disni.verbs.SVCPostRecv;
 import com.ibm.disni.verbs.SVCReqNotify;
 import com.ibm.disni.verbs.StatefulVerbCall;
 import org.nettyrdma.channel.rdma.internal.ConnectParameters;
@@ -44,9 +46,9 @@ import org.nettyrdma.channel.rdma.internal.ConnectParameters;
 /**
  * The verbs objects of one end of a floor benchmark's connection, whatever its role: the RDMA CM id and
  * its event channel, a protection domain, one CQ for both queues with its completion channel, and an RC
- * queue pair, with the CM handshake that connects or accepts it. The role on top ({@link VerbsPeer},
- * {@link VerbsWriter}, {@link VerbsWriteSink}) registers its memory and makes its stateful verb calls
- * through this end, which frees them all in {@link #close()} in the order rdma-core requires. The end is
+ * queue pair, with the CM handshake that connects or accepts it. The role on top ({@link VerbsPeer}, an
+ * {@link AbstractVerbsStreamer}, an {@link AbstractVerbsSink}) registers its memory and makes its stateful
+ * verb calls through this end, which frees them all in {@link #close()} in the order rdma-core requires. The end is
  * made before it is connected (by {@link #resolve} or {@link VerbsListener#nextRequest}) so that its role
  * can post its receives first: a message can never arrive before them.
  *
@@ -178,6 +180,23 @@ final class VerbsQueuePair implements AutoCloseable {
     <T extends StatefulVerbCall<?>> T keep(T call) {
         calls.add(call);
         return call;
+    }
+
+    /**
+     * Posts {@code count} receives into consecutive slots of {@code length} bytes from {@code offset} in
+     * {@code mr}, each with its slot's index as work request id, and returns their stateful calls, which
+     * {@link #close()} frees: executing one again posts its slot's receive again.
+     */
+    SVCPostRecv[] postReceives(IbvMr mr, int offset, int count, int length) throws IOException {
+        SVCPostRecv[] receives = new SVCPostRecv[count];
+        for (int slot = 0; slot < count; slot++) {
+            IbvRecvWR receive = new IbvRecvWR();
+            receive.setWr_id(slot);
+            receive.setSg_list(gather(mr, offset + slot * length, length));
+            receives[slot] = keep(qp.postRecv(List.of(receive), null));
+            receives[slot].execute();
+        }
+        return receives;
     }
 
     /** Returns a gather list of one element: {@code length} bytes at {@code offset} in {@code mr}. */

@@ -20,6 +20,7 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Locale;
+import java.util.OptionalInt;
 
 /**
  * The floor under {@link TransportBenchmark}'s stream: one connection writing messages of one size one way,
@@ -34,6 +35,15 @@ import java.util.Locale;
  * {@code --wait events} both sleep on their completion channel when there is nothing to do, as the
  * {@code rdma} transport's event loop does.
  *
+ * <p>With {@code --send-slot BYTES} (the Send floor, {@code java-verbs-send}) the data goes by Sends
+ * instead, as the transport's does where a connection has no ring (on rxe, all of it): the receiving end
+ * ({@link VerbsSendSink}) posts a receive into each of {@value VerbsSendSink#CREDIT} slots of {@code BYTES},
+ * the transport's default credit, and the sending end ({@link VerbsSender}) posts Sends of
+ * {@code min(size, BYTES)} bytes, one per receive it has credit for, at most 64 in flight; credit comes back
+ * every quarter of the slots, so no Send ever finds no receive posted. Messages are counted as the bytes
+ * that arrived over the size. Set against perftest's {@code ib_send_bw} as the Write floor is set against
+ * {@code ib_write_bw}.
+ *
  * <p>For every size, on a connection of its own: {@code --warmup} seconds of writes not counted (in rounds
  * until the JIT compiler is quiet, {@link JitWarmUp}). Then, for each measured round ({@code --rounds}),
  * every size on a new connection: one settling second, then {@code --time} seconds measured, the stream
@@ -46,6 +56,7 @@ import java.util.Locale;
  *
  * <pre>
  * java ... org.nettyrdma.benchmark.VerbsWriteStream --host 10.77.0.1 --sizes 64k --warmup 4 --time 4
+ * java ... org.nettyrdma.benchmark.VerbsWriteStream --host 10.77.0.1 --sizes 4k,64k --send-slot 8k
  * </pre>
  */
 public final class VerbsWriteStream extends AbstractVerbsBenchmark {
@@ -58,7 +69,17 @@ public final class VerbsWriteStream extends AbstractVerbsBenchmark {
      */
     public VerbsWriteStream(InetAddress host, int[] sizes, boolean waitForEvents, double warmupSeconds,
                             double measureSeconds) {
-        super(host, sizes, VerbsWriteSink.RING_BYTES, waitForEvents, warmupSeconds, measureSeconds);
+        this(host, sizes, waitForEvents, OptionalInt.empty(), warmupSeconds, measureSeconds);
+    }
+
+    /**
+     * Creates a stream as the other constructor does, by Sends of at most {@code sendSlot} bytes if present
+     * (then a size has no bound but the integers').
+     */
+    public VerbsWriteStream(InetAddress host, int[] sizes, boolean waitForEvents, OptionalInt sendSlot,
+                            double warmupSeconds, double measureSeconds) {
+        super(host, sizes, sendSlot.isPresent() ? Integer.MAX_VALUE : VerbsWriteSink.RING_BYTES, waitForEvents,
+                sendSlot, warmupSeconds, measureSeconds);
     }
 
     /** Runs the stream; exits with status 1 if a size failed, 3 if the deadline passed. */
@@ -68,9 +89,11 @@ public final class VerbsWriteStream extends AbstractVerbsBenchmark {
 
     @Override
     void printTitle(PrintStream out) {
-        out.printf(Locale.ROOT, "%s: RDMA Writes with immediate into a %d KiB ring between two RC queue pairs on %s,"
-                + " no Netty; both ends %s; MB = 2^20 bytes%n", name(), VerbsWriteSink.RING_BYTES >> 10,
-                host.getHostAddress(), waiting());
+        String verb = sendSlot.isPresent() ? String.format(Locale.ROOT, "Sends of at most %d B into %d receive slots"
+                + " of as many bytes", sendSlot.getAsInt(), VerbsSendSink.CREDIT) : String.format(Locale.ROOT,
+                "RDMA Writes with immediate into a %d KiB ring", VerbsWriteSink.RING_BYTES >> 10);
+        out.printf(Locale.ROOT, "%s: %s between two RC queue pairs on %s, no Netty; both ends %s; MB = 2^20 bytes%n",
+                name(), verb, host.getHostAddress(), waiting());
     }
 
     @Override
@@ -82,26 +105,40 @@ public final class VerbsWriteStream extends AbstractVerbsBenchmark {
     @Override
     String row(int size, Result result) {
         Result.Stream s = result.stream();
-        int inFlight = VerbsWriter.maxInFlight(VerbsWriteSink.window(size));
+        int credit = sendSlot.isPresent() ? VerbsSendSink.CREDIT : VerbsWriteSink.window(size);
+        int inFlight = AbstractVerbsStreamer.maxInFlight(credit);
         return String.format(Locale.ROOT, "%8d | %9.2f %9.1f %11.1f %8.0f %9d %9d %8s %13d", size,
                 s.mibPerSecond(), s.cpuMillisPerMib(), s.allocatedBytesPerMessage(), 100 * s.loopKernelShare(),
-                s.messages(), inFlight, "1/" + VerbsWriter.signalInterval(inFlight), s.creditStalls());
+                s.messages(), inFlight, "1/" + AbstractVerbsStreamer.signalInterval(inFlight), s.creditStalls());
     }
 
     @Override
     Result measure(int size, boolean warmUp, PrintStream out) throws IOException, InterruptedException {
-        Result.Stream figures = connection(listener -> new VerbsWriteSink(listener, size, waitForEvents),
-                "verbs-write-sink", "receiving end", (server, sink, sinkThread) -> writingEnd(server, sink,
-                        sinkThread, size, warmUp, out));
+        Result.Stream figures = connection(listener -> receivingEnd(listener, size),
+                sendSlot.isPresent() ? "verbs-send-sink" : "verbs-write-sink", "receiving end",
+                (server, sink, sinkThread) -> sendingEnd(server, sink, sinkThread, size, warmUp, out));
         return new Result(name(), size, figures, null, null);
     }
 
-    /** Connects the writing end to {@code server}, streams, and stops the receiving end. */
-    private Result.Stream writingEnd(InetSocketAddress server, VerbsWriteSink sink, Thread sinkThread, int size,
+    /** Returns the receiving end of one size's connection: Sends into slots with a send slot, else Writes. */
+    private AbstractVerbsSink receivingEnd(VerbsListener listener, int size) {
+        return sendSlot.isPresent() ? new VerbsSendSink(listener, sendSlot.getAsInt(), sendBytes(size), waitForEvents)
+                : new VerbsWriteSink(listener, size, waitForEvents);
+    }
+
+    /** Returns the bytes of one Send with a send slot: a message, or a slot of it where it is larger. */
+    private int sendBytes(int size) {
+        return Math.min(size, sendSlot.getAsInt());
+    }
+
+    /** Connects the sending end to {@code server}, streams, and stops the receiving end. */
+    private Result.Stream sendingEnd(InetSocketAddress server, AbstractVerbsSink sink, Thread sinkThread, int size,
                                      boolean warmUp, PrintStream out) throws IOException {
-        try (VerbsWriter writer = VerbsWriter.connect(server, size, waitForEvents)) {
-            Result.Stream figures = stream(writer, sink, sinkThread, size, warmUp, out);
-            writer.stop();
+        try (AbstractVerbsStreamer streamer = sendSlot.isPresent()
+                ? VerbsSender.connect(server, sendBytes(size), waitForEvents)
+                : VerbsWriter.connect(server, size, waitForEvents)) {
+            Result.Stream figures = stream(streamer, sink, sinkThread, size, warmUp, out);
+            streamer.stop();
             return figures;
         }
     }
@@ -110,8 +147,8 @@ public final class VerbsWriteStream extends AbstractVerbsBenchmark {
      * With {@code warmUp}, warms up and returns {@code null}; else settles, then measures, and returns the
      * measured window's figures.
      */
-    private Result.Stream stream(VerbsWriter writer, VerbsWriteSink sink, Thread receiver, int size, boolean warmUp,
-                                 PrintStream out) throws IOException {
+    private Result.Stream stream(AbstractVerbsStreamer writer, AbstractVerbsSink sink, Thread receiver, int size,
+                                 boolean warmUp, PrintStream out) throws IOException {
         if (warmUp) {
             JitWarmUp.untilQuiet(() -> writer.stream(warmupNanos), out);
             return null;

@@ -260,6 +260,44 @@ class BenchmarkReportTest {
     }
 
     @Test
+    void theSendFloorStandsBesideTheSendsPathAndIbSendBw() {
+        // As scripts/demo runs them: VerbsPingPong and VerbsWriteStream with --send-slot, under one name.
+        String report = render("perftest ib_send_bw size=65536 MBps=50.00 peak_MBps=51.00 attempts=1",
+                "bench transport=rdma-busypoll size=65536 MBps=36.00 messages=2300 cpu_ms_per_MB=26.0"
+                        + " alloc_B_per_msg=0.0 registered_B_per_channel=2621440",
+                "bench transport=java-verbs-send size=64 rtt_p50_us=36.0 rtt_p99_us=80.0 rtt_p999_us=200.0"
+                        + " round_trips=5000 cpu_us_per_rtt=70.0 alloc_B_per_rtt=0.0",
+                "bench transport=java-verbs-send size=65536 MBps=40.00 messages=2560 cpu_ms_per_MB=30.0"
+                        + " alloc_B_per_msg=0.0 loop_kernel_share=0.60 credit_stalls=10");
+        assertEquals(List.of("java-verbs-send", "-", "40.00"), row(report, "Throughput:", "java-verbs-send"));
+        // 36 / 40 = 0.90 of the Send floor, 40 / 40 = 1.00 for the sleeping loops; the floor is 0.80 of perftest.
+        assertEquals(List.of("rdma-busypoll", "/", "java-verbs-send", "-", "0.90"), row(report, "Throughput ratios",
+                "rdma-busypoll", "/", "java-verbs-send"));
+        assertEquals(List.of("rdma", "/", "java-verbs-send", "-", "1.00"), row(report, "Throughput ratios", "rdma",
+                "/", "java-verbs-send"));
+        assertEquals(List.of("java-verbs-send", "/", "ib_send_bw", "-", "0.80"), row(report, "Throughput ratios",
+                "java-verbs-send", "/", "ib_send_bw"));
+        assertEquals(List.of("64", "java-verbs-send", "36.0", "80.0", "200.0"), row(report, "Round trip:", "64",
+                "java-verbs-send"));
+        // 45 / 36 = 1.25; no Send floor at 64 KiB in the round trip: a dash.
+        assertEquals(List.of("rdma-busypoll", "/", "java-verbs-send", "1.25", "-"), row(report, "Round trip ratios",
+                "rdma-busypoll", "/", "java-verbs-send"));
+        assertEquals(List.of("65536", "java-verbs-send", "30.0", "60", "0.0", "-", "-", "-", "-", "-"),
+                row(report, "Costs", "65536", "java-verbs-send"));
+        // Context on the target's line, against ib_send_bw; what counts as met stays against ib_write_bw.
+        assertTrue(report.contains("  MISSED        64 KiB throughput >= 0.9 x ib_write_bw: rdma-busypoll 36.00 MB/s"
+                + " is 0.72 x 50.00 MB/s (rdma, loops that sleep: 40.00 MB/s, 0.80 x); Send floor: java-verbs-send"
+                + " 40.00 MB/s is 0.80 x ib_send_bw 50.00 MB/s, rdma-busypoll is 0.90 x java-verbs-send [fewer than"
+                + " 3 rounds: rdma-busypoll 1]\n"), report);
+    }
+
+    @Test
+    void theSendFloorHasNoRowsWhereItDidNotRun() {
+        String report = render("perftest ib_send_bw size=65536 MBps=50.00 peak_MBps=51.00 attempts=1");
+        assertFalse(report.contains("java-verbs-send"), report);
+    }
+
+    @Test
     void theWaitingStreamFloorStandsInWhereTheBusyOneIsMissing() {
         String report = render("bench transport=java-verbs-events size=65536 MBps=44.00 messages=2800"
                 + " cpu_ms_per_MB=20.0 alloc_B_per_msg=0.0");

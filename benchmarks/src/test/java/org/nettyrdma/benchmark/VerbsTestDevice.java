@@ -25,6 +25,7 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.OptionalInt;
 
 import org.nettyrdma.channel.rdma.internal.NativeLibrary;
 
@@ -49,20 +50,28 @@ final class VerbsTestDevice {
      * error and the floor's name, and each round to have printed its lines.
      */
     static List<Result> run(AbstractVerbsBenchmark.Factory factory, boolean waitForEvents) throws Exception {
+        return run(factory, waitForEvents, OptionalInt.empty());
+    }
+
+    /** Runs the benchmark as {@link #run(AbstractVerbsBenchmark.Factory, boolean)} does, with {@code sendSlot}. */
+    static List<Result> run(AbstractVerbsBenchmark.Factory factory, boolean waitForEvents, OptionalInt sendSlot)
+            throws Exception {
         String address = System.getenv("RDMA_TEST_ADDRESS");
         assumeTrue(address != null && !address.isEmpty() && NativeLibrary.isLoaded(),
                 "needs an RDMA device at $RDMA_TEST_ADDRESS and the native library");
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         AbstractVerbsBenchmark benchmark = factory.create(InetAddress.getByName(address), new int[] {64, 65536},
-                waitForEvents, 0.5, 0.5);
+                waitForEvents, sendSlot, 0.5, 0.5);
         List<Result> results = benchmark.run(new PrintStream(printed, true, StandardCharsets.UTF_8),
                 MeasuredRounds.count(2), Watchdog.of(benchmark.name()));
 
         String output = printed.toString(StandardCharsets.UTF_8);
         assertEquals(4, results.size());
+        String name = sendSlot.isPresent() ? waitForEvents ? VerbsPingPong.SEND_EVENTS : VerbsPingPong.SEND_BUSY_POLL
+                : waitForEvents ? VerbsPingPong.EVENTS : VerbsPingPong.BUSY_POLL;
         for (Result result : results) {
             assertNull(result.error(), output);
-            assertEquals(waitForEvents ? VerbsPingPong.EVENTS : VerbsPingPong.BUSY_POLL, result.transport());
+            assertEquals(name, result.transport());
         }
         assertTrue(output.contains("\nbench-ready transport=" + benchmark.name() + " "), output);
         for (int round = 1; round <= 2; round++) {

@@ -22,6 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
+import java.util.List;
+import java.util.OptionalInt;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -29,9 +31,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The raw-verbs floor of the stream: its arguments, deadline and flow-control bounds anywhere, its stream
- * where an RDMA device is (the rxe VM sets {@code RDMA_TEST_ADDRESS}). No figure is checked but that the
- * steady state allocates nothing.
+ * The raw-verbs floors of the stream, by RDMA Write and by Send: their arguments, deadline and flow-control
+ * bounds anywhere, their stream where an RDMA device is (the rxe VM sets {@code RDMA_TEST_ADDRESS}). No
+ * figure is checked but that the steady state allocates nothing.
  */
 class VerbsWriteStreamTest {
 
@@ -59,21 +61,53 @@ class VerbsWriteStreamTest {
     void theRingBoundsWhatIsInFlight() {
         // 64 KiB: 16 fit in the 1 MiB ring, every 4th signaled.
         assertEquals(16, VerbsWriteSink.window(65536));
-        assertEquals(16, VerbsWriter.maxInFlight(VerbsWriteSink.window(65536)));
-        assertEquals(4, VerbsWriter.signalInterval(16));
+        assertEquals(16, AbstractVerbsStreamer.maxInFlight(VerbsWriteSink.window(65536)));
+        assertEquals(4, AbstractVerbsStreamer.signalInterval(16));
         // 64 B: the receives bound the credit, the send queue what is in flight.
         assertEquals(VerbsWriteSink.MAX_CREDIT, VerbsWriteSink.window(64));
-        assertEquals(VerbsWriter.SEND_QUEUE_DEPTH, VerbsWriter.maxInFlight(VerbsWriteSink.window(64)));
+        assertEquals(AbstractVerbsStreamer.SEND_QUEUE_DEPTH, AbstractVerbsStreamer.maxInFlight(
+                VerbsWriteSink.window(64)));
         // The whole ring in one write: one in flight, each signaled.
         assertEquals(1, VerbsWriteSink.window(VerbsWriteSink.RING_BYTES));
-        assertEquals(1, VerbsWriter.signalInterval(1));
+        assertEquals(1, AbstractVerbsStreamer.signalInterval(1));
+    }
+
+    @Test
+    void theSendFloorHasTheTransportsCreditAndNoRingBound() {
+        InetAddress host = InetAddress.getLoopbackAddress();
+        VerbsWriteStream stream = new VerbsWriteStream(host, new int[] {64, VerbsWriteSink.RING_BYTES + 1}, false,
+                OptionalInt.of(8192), 1, 1);
+        assertEquals(VerbsPingPong.SEND_BUSY_POLL, stream.name());
+        assertEquals(VerbsPingPong.SEND_EVENTS, new VerbsWriteStream(host, new int[] {64}, true, OptionalInt.of(8192),
+                1, 1).name());
+        // 64 Sends in flight, the slots' credit, every 16th signaled.
+        assertEquals(64, VerbsSendSink.CREDIT);
+        assertEquals(64, AbstractVerbsStreamer.maxInFlight(VerbsSendSink.CREDIT));
+        assertEquals(16, AbstractVerbsStreamer.signalInterval(64));
+        for (int slot : new int[] {AbstractVerbsBenchmark.MIN_SEND_SLOT - 1,
+            AbstractVerbsBenchmark.MAX_SEND_SLOT + 1}) {
+            assertThrows(IllegalArgumentException.class, () -> new VerbsWriteStream(host, new int[] {64}, false,
+                    OptionalInt.of(slot), 1, 1));
+        }
     }
 
     @Tag(VerbsTestDevice.TAG)
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void streamsEverySizeOverTheDevice(boolean waitForEvents) throws Exception {
-        for (Result result : VerbsTestDevice.run(VerbsWriteStream::new, waitForEvents)) {
+        checkStreams(VerbsTestDevice.run(VerbsWriteStream::new, waitForEvents));
+    }
+
+    @Tag(VerbsTestDevice.TAG)
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void streamsEverySizeBySendsOverTheDevice(boolean waitForEvents) throws Exception {
+        // 64 KiB in Sends of 8 KiB, 64 B in Sends of 64 B, into slots of 8 KiB.
+        checkStreams(VerbsTestDevice.run(VerbsWriteStream::new, waitForEvents, OptionalInt.of(8192)));
+    }
+
+    private static void checkStreams(List<Result> results) {
+        for (Result result : results) {
             assertNull(result.roundTrip());
             Result.Stream figures = result.stream();
             assertNotNull(figures);
