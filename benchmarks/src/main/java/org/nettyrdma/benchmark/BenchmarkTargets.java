@@ -38,8 +38,10 @@ final class BenchmarkTargets {
     /** The fewest rounds a median needs (docs/benchmark.md, how a change is judged). */
     static final int MIN_ROUNDS = 3;
 
-    /** The default loops' 64 B round trip against busy polling's: at most this (the goal is 1.3). */
-    private static final double TARGET_ADAPTIVE_LATENCY_RATIO = 2.0;
+    /** The default loops' round trip against busy polling's, at every size: at most this. */
+    private static final double TARGET_ADAPTIVE_LATENCY_RATIO = 1.5;
+    /** The sizes at which the default loops' round trip is at most epoll's. */
+    private static final int[] TARGET_BELOW_EPOLL_SIZES = {64, 4096};
     /** The most of a core, in %, a default loop may use while its connection is idle. */
     private static final double TARGET_IDLE_LOOP_PCT = 1.0;
     private static final int TARGET_BANDWIDTH_SIZE = 65536;
@@ -138,33 +140,23 @@ final class BenchmarkTargets {
 
     /**
      * The default loops, which poll adaptively, against loops that busy-poll, loops that never poll, and
-     * epoll, all measured in this run: the 64 B round trip, its p99, its CPU, an idle loop, the stream.
+     * epoll, all measured in this run: the round trip and its CPU at each size, the 64 B p99, an idle
+     * loop, the stream.
      */
     private void adaptivePolling() {
-        Readings adaptive = run.readings(RDMA, TARGET_LATENCY_SIZE, "rtt_p50_us");
-        Readings busy = run.readings(RDMA_BUSYPOLL, TARGET_LATENCY_SIZE, "rtt_p50_us");
-        Readings epoll = run.readings("epoll", TARGET_LATENCY_SIZE, "rtt_p50_us");
-        Figure ratio = adaptive.over(busy);
-        target(ratio.value() <= TARGET_ADAPTIVE_LATENCY_RATIO && adaptive.figure().value() < epoll.figure().value(),
-                !ratio.isMeasured() || !epoll.figure().isMeasured(), String.format(Locale.ROOT,
-                        "64 B round trip, default loops <= %.1f x busy polling's (goal 1.3 x) and below epoll's: rdma"
-                                + " p50 %s us is %s x rdma-busypoll's %s us; epoll %s us",
-                        TARGET_ADAPTIVE_LATENCY_RATIO, adaptive.figure().format(1), ratio.format(2),
-                        busy.figure().format(1), epoll.figure().format(1)),
-                programs(RDMA, adaptive, RDMA_BUSYPOLL, busy, "epoll", epoll));
+        perSize("round trip p50, default loops <= epoll's at 64 B and 4 KiB", "rtt_p50_us", "epoll",
+                TARGET_BELOW_EPOLL_SIZES, 1);
+        int[] everySize = run.sizes().stream().mapToInt(Integer::intValue).toArray();
+        perSize(String.format(Locale.ROOT, "round trip p50, default loops <= %.1f x busy polling's at every size",
+                TARGET_ADAPTIVE_LATENCY_RATIO), "rtt_p50_us", RDMA_BUSYPOLL, everySize, TARGET_ADAPTIVE_LATENCY_RATIO);
+        perSize("CPU per round trip, default loops <= busy polling's at every size", "cpu_us_per_rtt", RDMA_BUSYPOLL,
+                everySize, 1);
 
         Readings adaptiveP99 = run.readings(RDMA, TARGET_LATENCY_SIZE, "rtt_p99_us");
         Readings nopollP99 = run.readings(RDMA_NOPOLL, TARGET_LATENCY_SIZE, "rtt_p99_us");
         atMost(adaptiveP99, nopollP99, String.format(Locale.ROOT, "64 B round trip p99, default loops <= loops that"
                 + " never poll: rdma %s us, rdma-nopoll %s us", adaptiveP99.figure().format(1),
                 nopollP99.figure().format(1)), programs(RDMA, adaptiveP99, RDMA_NOPOLL, nopollP99));
-
-        Readings adaptiveCpu = run.readings(RDMA, TARGET_LATENCY_SIZE, "cpu_us_per_rtt");
-        Readings busyCpu = run.readings(RDMA_BUSYPOLL, TARGET_LATENCY_SIZE, "cpu_us_per_rtt");
-        atMost(adaptiveCpu, busyCpu, String.format(Locale.ROOT, "CPU per 64 B round trip, default loops <= busy"
-                        + " polling's: rdma %s us, rdma-busypoll %s us, rdma-nopoll %s us", adaptiveCpu.figure().format(1),
-                busyCpu.figure().format(1), run.readings(RDMA_NOPOLL, TARGET_LATENCY_SIZE, "cpu_us_per_rtt").figure()
-                        .format(1)), programs(RDMA, adaptiveCpu, RDMA_BUSYPOLL, busyCpu));
 
         Readings idle = run.idleReadings(RDMA, "loop_cpu_pct");
         StringBuilder others = new StringBuilder();
@@ -186,6 +178,29 @@ final class BenchmarkTargets {
                 "64 KiB stream, default loops >= %.1f x ib_write_bw: rdma %s MB/s is %s x %s MB/s",
                 TARGET_BANDWIDTH_RATIO, stream.figure().format(2), ratio64k.format(2), perf.format(2)),
                 Map.of(RDMA, stream));
+    }
+
+    /**
+     * The target that, at each of {@code sizes}, the default loops' median of {@code key} is at most
+     * {@code ratio} times {@code other}'s; the line gives both medians and their ratio at each size.
+     */
+    private void perSize(String title, String key, String other, int[] sizes, double ratio) {
+        boolean met = sizes.length > 0;
+        boolean measured = sizes.length > 0;
+        StringBuilder detail = new StringBuilder();
+        Map<String, Readings> judged = new LinkedHashMap<>();
+        for (int size : sizes) {
+            Readings mine = run.readings(RDMA, size, key);
+            Readings theirs = run.readings(other, size, key);
+            fewest(judged, RDMA, mine);
+            fewest(judged, other, theirs);
+            measured &= mine.rounds() > 0 && theirs.rounds() > 0;
+            // NaN, a figure not measured, meets nothing.
+            met &= mine.figure().value() <= ratio * theirs.figure().value();
+            detail.append(String.format(Locale.ROOT, "%s%d B %s %s, %s %s us (%s x)", detail.length() == 0 ? "" : "; ",
+                    size, RDMA, median(mine), other, median(theirs), mine.over(theirs).format(2)));
+        }
+        target(met, !measured, title + ": " + detail, judged);
     }
 
     /** The target that {@code mine}'s median is at most {@code theirs}'. */
@@ -286,13 +301,6 @@ final class BenchmarkTargets {
         Map<String, Readings> judged = new LinkedHashMap<>();
         judged.put(a, aReadings);
         judged.put(b, bReadings);
-        return judged;
-    }
-
-    private static Map<String, Readings> programs(String a, Readings aReadings, String b, Readings bReadings,
-                                                  String c, Readings cReadings) {
-        Map<String, Readings> judged = programs(a, aReadings, b, bReadings);
-        judged.put(c, cReadings);
         return judged;
     }
 

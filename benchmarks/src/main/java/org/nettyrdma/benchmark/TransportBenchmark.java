@@ -46,6 +46,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ResourceLeakDetector;
 import org.HdrHistogram.Histogram;
 import org.nettyrdma.channel.rdma.RdmaChannelOption;
+import org.nettyrdma.channel.rdma.RdmaIoHandlerConfig;
 import org.nettyrdma.channel.rdma.RdmaLoopMetrics;
 import org.nettyrdma.channel.rdma.RdmaMemoryMetrics;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
@@ -221,8 +222,10 @@ public final class TransportBenchmark {
                     }
                 }
             }, out);
-            out.printf(Locale.ROOT, "bench-ready transport=%s warmup_rounds=%d seconds=%.1f%n", transport.displayName(),
-                    warmUpRounds, (System.nanoTime() - warmUpStart) / 1e9);
+            // The loops' polling once warmed up: a default adaptive bound has measured the machine by now.
+            out.printf(Locale.ROOT, "bench-ready transport=%s warmup_rounds=%d seconds=%.1f%s%n", transport.displayName(),
+                    warmUpRounds, (System.nanoTime() - warmUpStart) / 1e9,
+                    transport.isRdma() ? loopPolling(transport.rdmaLoopConfig()) : "");
             watchdog.disarm();
             List<Result> results = new ArrayList<>();
             for (int round; (round = rounds.next()) > 0; ) {
@@ -273,6 +276,12 @@ public final class TransportBenchmark {
                 ResourceLeakDetector.getLevel().name().toLowerCase(Locale.ROOT),
                 Arrays.stream(sizes).mapToObj(Integer::toString).collect(Collectors.joining(",")),
                 warmupNanos / 1e9, measureNanos / 1e9, receiveInPlace ? "in-place" : "copy");
+    }
+
+    /** The RDMA loops' polling, for the ready line: busy polling's budget, else the adaptive bound. */
+    static String loopPolling(RdmaIoHandlerConfig loops) {
+        return loops.getBusyPollMicros() > 0 ? " busy_poll_us=" + loops.getBusyPollMicros()
+                : " adaptive_poll_us=" + loops.getAdaptivePollMicros();
     }
 
     private static String row(Result result) {

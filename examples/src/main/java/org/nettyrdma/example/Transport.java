@@ -51,7 +51,7 @@ public enum Transport {
     /**
      * RDMA over an RC queue pair: bind and connect to the address of an RDMA interface. The loops
      * have the defaults: they poll after work for as long as the gaps between completions suggest,
-     * up to 100 us, then sleep.
+     * up to 100 us (longer where waking a thread is slow), then sleep.
      */
     RDMA(RdmaIoHandlerConfig::new),
 

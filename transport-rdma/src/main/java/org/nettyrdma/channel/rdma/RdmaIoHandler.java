@@ -36,6 +36,7 @@ import org.nettyrdma.channel.rdma.loop.AdaptivePoll;
 import org.nettyrdma.channel.rdma.loop.RdmaIoHandle;
 import org.nettyrdma.channel.rdma.loop.RdmaIoRegistration;
 import org.nettyrdma.channel.rdma.loop.RdmaLoop;
+import org.nettyrdma.channel.rdma.loop.WakeUpLatency;
 
 /**
  * The {@link IoHandler} of an event loop that carries RDMA channels:
@@ -88,6 +89,8 @@ public final class RdmaIoHandler implements IoHandler {
     private final long busyPollNanos;
     /** How long to poll after work when no fixed busy poll is set. */
     private final AdaptivePoll adaptivePoll;
+    /** The adaptive bound is the machine's default, which changes as its wake-ups are measured. */
+    private final boolean boundFollowsWakeUps;
     private final NonBlockingContext nonBlocking = new NonBlockingContext();
     /** When busy polling last looked at the loop's other fds. */
     private long lastEpollLook;
@@ -100,6 +103,10 @@ public final class RdmaIoHandler implements IoHandler {
         this.loop = new RdmaLoop(epoll, executor, config.getCompletionQueueEntries(), config.getPollBudget());
         this.busyPollNanos = TimeUnit.MICROSECONDS.toNanos(config.getBusyPollMicros());
         this.adaptivePoll = new AdaptivePoll(TimeUnit.MICROSECONDS.toNanos(config.getAdaptivePollMicros()));
+        this.boundFollowsWakeUps = busyPollNanos == 0 && config.followsWakeUps();
+        if (boundFollowsWakeUps) {
+            WakeUpLatency.start();
+        }
         LOOPS.put(executor, loop);
     }
 
@@ -205,6 +212,9 @@ public final class RdmaIoHandler implements IoHandler {
         // The wait: its length, if a completion ends it, is the gap the adaptive poll learns from
         // (with the time the completions took to handle, which epoll's handlers ran before returning).
         long dispatched = loop.completionsDispatched();
+        if (boundFollowsWakeUps) {
+            adaptivePoll.bound(TimeUnit.MICROSECONDS.toNanos(RdmaIoHandlerConfig.machineDefaultAdaptivePollMicros()));
+        }
         adaptivePoll.sleeping(System.nanoTime());
         int handled = epoll.run(context);
         adaptivePoll.woke(System.nanoTime(), loop.completionsDispatched() != dispatched);

@@ -15,7 +15,10 @@
  */
 package org.nettyrdma.channel.rdma;
 
+import java.util.concurrent.TimeUnit;
+
 import io.netty.util.internal.ObjectUtil;
+import org.nettyrdma.channel.rdma.loop.WakeUpLatency;
 
 /**
  * The tunables of an RDMA event loop, given to {@link RdmaIoHandler#newFactory(RdmaIoHandlerConfig)}:
@@ -36,15 +39,28 @@ public final class RdmaIoHandlerConfig {
     public static final int DEFAULT_COMPLETION_QUEUE_ENTRIES = 16384;
     /** The default of {@link #getPollBudget()}. */
     public static final int DEFAULT_POLL_BUDGET = 256;
-    /** The default of {@link #getAdaptivePollMicros()}. */
+    /** The least default of {@link #getAdaptivePollMicros()}: the bound where waking a thread is quick. */
     public static final int DEFAULT_ADAPTIVE_POLL_MICROS = 100;
+    /** The most the default of {@link #getAdaptivePollMicros()} grows to where waking a thread is slow. */
+    public static final int MAX_DEFAULT_ADAPTIVE_POLL_MICROS = 2000;
+    /**
+     * The default bound, in thread wake-ups at their quickest ({@link WakeUpLatency}): a loop's wake-up by
+     * its completion channel costs several of them (under qemu's emulation about 170 us against 35), and
+     * polling pays while it finds work within about two such wake-ups.
+     */
+    static final int DEFAULT_ADAPTIVE_POLL_WAKE_UPS = 10;
+    /** {@link #adaptivePollMicros} when not set: the default, which depends on the machine. */
+    private static final int MACHINE_DEFAULT = -1;
 
     private int completionQueueEntries = DEFAULT_COMPLETION_QUEUE_ENTRIES;
     private int pollBudget = DEFAULT_POLL_BUDGET;
     private int busyPollMicros;
-    private int adaptivePollMicros = DEFAULT_ADAPTIVE_POLL_MICROS;
+    private int adaptivePollMicros = MACHINE_DEFAULT;
 
-    /** Creates a config with the defaults: adaptive polling up to {@value #DEFAULT_ADAPTIVE_POLL_MICROS} us. */
+    /**
+     * Creates a config with the defaults: adaptive polling up to {@value #DEFAULT_ADAPTIVE_POLL_MICROS} us, or
+     * longer where waking a thread is slow (see {@link #getAdaptivePollMicros()}).
+     */
     public RdmaIoHandlerConfig() {
     }
 
@@ -102,11 +118,35 @@ public final class RdmaIoHandlerConfig {
      * brought work soon after it slept, and halves that after each poll that finds nothing: traffic
      * that comes back within the bound (a request's answer, the next request of a busy client) is
      * found without a wake-up, and a loop whose traffic stops, or comes slower than the bound, stops
-     * polling after a few misses, so an idle loop costs no CPU (docs/decisions.md#adaptive-polling). The bound is the most CPU a loop spends
-     * waiting for one completion: raise it where wake-ups cost more than that, lower it to spend less.
+     * polling after a few misses, so an idle loop costs no CPU (docs/decisions.md#adaptive-polling).
+     * The bound is the most CPU a loop spends waiting for one completion.
+     *
+     * <p>Unless set, it follows the machine: {@value #DEFAULT_ADAPTIVE_POLL_WAKE_UPS} times the time it
+     * takes, at its quickest, to run a sleeping thread once another wakes it, at least
+     * {@value #DEFAULT_ADAPTIVE_POLL_MICROS} and at most {@value #MAX_DEFAULT_ADAPTIVE_POLL_MICROS} us.
+     * Where a wake-up takes a few microseconds, as on a host's own cores, that is the least; under an
+     * emulator, where it takes about 35 us, a few hundred, so that a round trip of a few hundred
+     * microseconds is still found by polling. The first loop made with the default starts the
+     * measurement, which takes under half a second in the background; until it has a figure, the
+     * bound is the least.
      */
     public int getAdaptivePollMicros() {
-        return adaptivePollMicros;
+        return followsWakeUps() ? machineDefaultAdaptivePollMicros() : adaptivePollMicros;
+    }
+
+    /** Returns {@code true} unless {@link #getAdaptivePollMicros()} was set: the bound follows the machine. */
+    boolean followsWakeUps() {
+        return adaptivePollMicros == MACHINE_DEFAULT;
+    }
+
+    /** Returns the default of {@link #getAdaptivePollMicros()} on this machine, as far as measured. */
+    static int machineDefaultAdaptivePollMicros() {
+        long wakeUpNanos = WakeUpLatency.nanos();
+        if (wakeUpNanos < 0) {
+            return DEFAULT_ADAPTIVE_POLL_MICROS;
+        }
+        long micros = DEFAULT_ADAPTIVE_POLL_WAKE_UPS * TimeUnit.NANOSECONDS.toMicros(wakeUpNanos);
+        return (int) Math.max(DEFAULT_ADAPTIVE_POLL_MICROS, Math.min(MAX_DEFAULT_ADAPTIVE_POLL_MICROS, micros));
     }
 
     /** Sets {@link #getAdaptivePollMicros()}. */
@@ -140,7 +180,8 @@ public final class RdmaIoHandlerConfig {
     @Override
     public String toString() {
         return "RdmaIoHandlerConfig(completionQueueEntries: " + completionQueueEntries + ", pollBudget: "
-                + pollBudget + ", busyPollMicros: " + busyPollMicros + ", adaptivePollMicros: " + adaptivePollMicros
+                + pollBudget + ", busyPollMicros: " + busyPollMicros + ", adaptivePollMicros: "
+                + (followsWakeUps() ? "default" : Integer.toString(adaptivePollMicros))
                 + ')';
     }
 }

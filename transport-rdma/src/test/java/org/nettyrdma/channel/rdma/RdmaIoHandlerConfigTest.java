@@ -16,8 +16,10 @@
 package org.nettyrdma.channel.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +32,21 @@ class RdmaIoHandlerConfigTest {
         assertEquals(RdmaIoHandlerConfig.DEFAULT_COMPLETION_QUEUE_ENTRIES, config.getCompletionQueueEntries());
         assertEquals(RdmaIoHandlerConfig.DEFAULT_POLL_BUDGET, config.getPollBudget());
         assertEquals(0, config.getBusyPollMicros());
+    }
+
+    @Test
+    void theDefaultAdaptiveBoundFollowsTheMachinesWakeUpsWithinItsLimits() {
+        RdmaIoHandlerConfig defaults = new RdmaIoHandlerConfig();
+        assertTrue(defaults.followsWakeUps());
+        int bound = defaults.getAdaptivePollMicros();
+        assertTrue(bound >= RdmaIoHandlerConfig.DEFAULT_ADAPTIVE_POLL_MICROS
+                && bound <= RdmaIoHandlerConfig.MAX_DEFAULT_ADAPTIVE_POLL_MICROS, String.valueOf(bound));
+        // A bound that is set is kept, even below the default's least, and a copy keeps it.
+        RdmaIoHandlerConfig set = new RdmaIoHandlerConfig().setAdaptivePollMicros(40);
+        assertFalse(set.followsWakeUps());
+        assertEquals(40, new RdmaIoHandlerConfig(set).getAdaptivePollMicros());
+        assertEquals(0, set.setAdaptivePollMicros(0).getAdaptivePollMicros());
+        assertTrue(new RdmaIoHandlerConfig().toString().contains("adaptivePollMicros: default"));
     }
 
     @Test

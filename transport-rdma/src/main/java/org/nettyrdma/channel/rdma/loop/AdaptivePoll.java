@@ -43,7 +43,7 @@ public final class AdaptivePoll {
     /** Past this many misses in a row, halving leaves nothing of any bound. */
     private static final int MAX_SHIFT = 62;
 
-    private final long maxNanos;
+    private long maxNanos;
     private long budgetNanos;
     /** Polls in a row that ran out empty. */
     private int misses;
@@ -54,6 +54,17 @@ public final class AdaptivePoll {
 
     /** Creates the budget of a loop that polls for at most {@code maxNanos} at a time. */
     public AdaptivePoll(long maxNanos) {
+        if (maxNanos < 0) {
+            throw new IllegalArgumentException("maxNanos: " + maxNanos + " (expected: >= 0)");
+        }
+        this.maxNanos = maxNanos;
+    }
+
+    /**
+     * Makes {@code maxNanos} the bound from now on; what the last poll or wake-up bought stays as it is.
+     * Called while the default bound is still being learned ({@link WakeUpLatency}).
+     */
+    public void bound(long maxNanos) {
         if (maxNanos < 0) {
             throw new IllegalArgumentException("maxNanos: " + maxNanos + " (expected: >= 0)");
         }

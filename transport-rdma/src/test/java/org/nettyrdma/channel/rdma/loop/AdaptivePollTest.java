@@ -43,6 +43,21 @@ class AdaptivePollTest {
     }
 
     @Test
+    void aNewBoundIsWhatTheNextHitOrHotWakeUpBuys() {
+        AdaptivePoll poll = new AdaptivePoll(MAX);
+        poll.polled(true, 10 * MICROS);
+        poll.bound(4 * MAX);
+        assertEquals(MAX, poll.budgetNanos(), "what was bought stays");
+        poll.polled(true, 10 * MICROS);
+        assertEquals(4 * MAX, poll.budgetNanos());
+        poll.polled(false, 4 * MAX);
+        poll.sleeping(0);
+        // Hot under the new bound (at most ten of them), not under the old one.
+        poll.woke(AdaptivePoll.HOT_SLEEPS * MAX + 1, true);
+        assertEquals(2 * MAX, poll.budgetNanos(), "one miss: half the new bound");
+    }
+
+    @Test
     void aLongSleepOrAWakeUpForSomethingElseBuysNothing() {
         AdaptivePoll poll = new AdaptivePoll(MAX);
         poll.sleeping(0);
