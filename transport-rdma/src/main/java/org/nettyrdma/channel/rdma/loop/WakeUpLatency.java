@@ -18,6 +18,7 @@ package org.nettyrdma.channel.rdma.loop;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
 
 /**
  * How long this machine takes to run a sleeping thread once another thread wakes it, at its quickest.
@@ -56,8 +57,8 @@ public final class WakeUpLatency {
             return;
         }
         started = true;
-        Thread sleeper = new Thread(() -> measure(SAMPLES, TimeUnit.MILLISECONDS.toNanos(SAMPLE_INTERVAL_MILLIS)),
-                "rdma-wake-up-latency");
+        Thread sleeper = new Thread(() -> measure(SAMPLES, TimeUnit.MILLISECONDS.toNanos(SAMPLE_INTERVAL_MILLIS),
+                figure -> nanos = figure), "rdma-wake-up-latency");
         sleeper.setDaemon(true);
         sleeper.start();
     }
@@ -68,12 +69,12 @@ public final class WakeUpLatency {
     }
 
     /**
-     * Measures {@code samples} hand-offs, {@code intervalNanos} apart, on the calling thread, publishing the
-     * figure after each one from the third on; returns the last figure. For each, the calling thread parks
+     * Measures {@code samples} hand-offs, {@code intervalNanos} apart, on the calling thread, giving the
+     * figure to {@code publish} after each one from the third on; returns the last figure. For each, the calling thread parks
      * and a waker thread notes the time and unparks it, and the calling thread reads how long it took to
      * run again.
      */
-    static long measure(int samples, long intervalNanos) {
+    static long measure(int samples, long intervalNanos, LongConsumer publish) {
         Thread sleeper = Thread.currentThread();
         Handoff handoff = new Handoff(sleeper, samples, intervalNanos);
         Thread waker = new Thread(handoff, "rdma-wake-up-latency-waker");
@@ -94,7 +95,7 @@ public final class WakeUpLatency {
                 long[] sorted = Arrays.copyOf(latencies, i + 1);
                 Arrays.sort(sorted);
                 figure = sorted[RANK];
-                nanos = figure;
+                publish.accept(figure);
             }
         }
         return figure;
