@@ -283,8 +283,8 @@ public final class BenchmarkReport {
 
     private void costs(StringBuilder out) {
         out.append("\nCosts: process CPU time and event-loop allocation per message (stream) and per round trip;"
-                + " kernel %: the event loops' CPU time in the kernel (stream); copied B/msg: bytes the writer copied"
-                + " into registered memory before sending (stream)\n");
+                + " kernel %: the event loops' CPU time in the kernel (stream); copied B/msg: bytes copied at either"
+                + " end, into registered memory before sending and out of receive memory before reading (stream)\n");
         TextTable costs = new TextTable(new String[] {"bytes", "transport", "CPU ms/MB", "kernel %", "alloc B/msg",
             "copied B/msg", "CPU us/rt", "alloc B/rt", "wake-ups/rt", "registered/channel"}, 0, 3, 4, 5, 7, 8, 9);
         for (int size : run.sizes()) {

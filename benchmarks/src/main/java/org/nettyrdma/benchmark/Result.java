@@ -42,8 +42,9 @@ public record Result(String transport, int size, Stream stream, RoundTrip roundT
      * @param loopKernelShare the share of the event loop threads' CPU time spent in the kernel, NaN
      *        where unknown
      * @param creditStalls the writer's flushes that stopped for want of the reader's credit; -1 for TCP
-     * @param copiedBytesPerMessage bytes the writer's channel copied into registered memory before
-     *        sending, per message ({@code RdmaChannelMetrics.copiedBytes()}); NaN where not counted (TCP)
+     * @param copiedBytesPerMessage bytes the connection copied per message: the writer's into registered
+     *        memory before sending ({@code RdmaChannelMetrics.copiedBytes()}) and the reader's out of
+     *        receive memory ({@code receiveCopiedBytes()}); NaN where not counted (TCP)
      */
     public record Stream(double mibPerSecond, long messages, double cpuMillisPerMib, double allocatedBytesPerMessage,
                          long registeredBytesPerChannel, double loopKernelShare, long creditStalls,

@@ -388,12 +388,12 @@ public final class TransportBenchmark {
                 }
                 pause(settle);
                 long stallsAtStart = creditStalls(client);
-                long copiedAtStart = copiedBytes(client);
+                long copiedAtStart = copiedBytes(client, sink.channel());
                 LoopMeter.Sample start = meter.sample(sink.bytes());
                 pause(window);
                 LoopMeter.Sample end = meter.sample(sink.bytes());
                 long stalls = stallsAtStart < 0 ? -1 : creditStalls(client) - stallsAtStart;
-                long copied = copiedAtStart < 0 ? -1 : copiedBytes(client) - copiedAtStart;
+                long copied = copiedAtStart < 0 ? -1 : copiedBytes(client, sink.channel()) - copiedAtStart;
                 long registered = registeredBytes();
                 checkHealthy(client, streamer.failure(), sink.failure());
                 if (end.count() == 0) {
@@ -526,9 +526,13 @@ public final class TransportBenchmark {
                     wakeUps, completions);
         }
 
-        /** Returns the bytes the writer's channel copied before sending so far, or -1 for TCP. */
-        private long copiedBytes(Channel writer) {
-            return writer instanceof RdmaSocketChannel rdma ? rdma.metrics().copiedBytes() : -1;
+        /**
+         * Returns the bytes the connection copied so far: the writer's into registered memory before
+         * sending, and the reader's out of receive memory before its pipeline read them; -1 for TCP.
+         */
+        private long copiedBytes(Channel writer, Channel reader) {
+            return writer instanceof RdmaSocketChannel rdmaWriter && reader instanceof RdmaSocketChannel rdmaReader
+                    ? rdmaWriter.metrics().copiedBytes() + rdmaReader.metrics().receiveCopiedBytes() : -1;
         }
 
         /** Returns the writer's credit stalls so far, or -1 for TCP. */

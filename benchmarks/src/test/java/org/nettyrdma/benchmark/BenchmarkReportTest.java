@@ -143,7 +143,7 @@ class BenchmarkReportTest {
         assertTrue(report.contains("  NOT MEASURED  CPU per round trip, default loops <= busy polling's at every size:"
                 + " 64 B rdma 90.0, rdma-busypoll 95.0 us (0.95 x); 4096 B rdma 300.0, rdma-busypoll 350.0 us (0.86 x);"
                 + " 65536 B rdma -, rdma-busypoll - us (- x) [fewer than 3 rounds: rdma 1, rdma-busypoll 1]\n"), report);
-        assertTrue(report.contains("  MET           64 KiB stream of registered buffers sent without a copy: rdma copied"
+        assertTrue(report.contains("  MET           64 KiB stream of registered buffers carried without a copy at either end: rdma copied"
                 + " 0.0 B per message in its worst round [fewer than 3 rounds: rdma 1]\n"), report);
         // 40 / 50 MB/s = 0.80 of ib_write_bw.
         assertTrue(report.contains("  MISSED        64 KiB stream, default loops >= 0.9 x ib_write_bw: rdma 40.00 MB/s is"

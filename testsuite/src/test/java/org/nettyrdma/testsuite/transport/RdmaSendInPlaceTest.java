@@ -24,15 +24,14 @@ import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.RdmaChannelMetrics;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.testkit.Await;
 import org.nettyrdma.testkit.RdmaTransportFixture;
-import org.nettyrdma.testkit.RingsOnEveryDevice;
+import org.nettyrdma.testkit.SendsOnly;
 import org.nettyrdma.testkit.StreamReader;
 import org.nettyrdma.testkit.TestStream;
 
@@ -44,6 +43,7 @@ import org.nettyrdma.testkit.TestStream;
  * transport holds a buffer it sends in place until the device has read it: its promise
  * completes only then, and a close in the middle lets it go all the same.
  */
+@ExtendWith(SendsOnly.class)
 class RdmaSendInPlaceTest {
 
     private static final int WRITE = 64 * 1024;
@@ -55,16 +55,6 @@ class RdmaSendInPlaceTest {
     /** The bytes the client writes, and the server's reader that checks them: a new pair per test. */
     private final TestStream stream = new TestStream(SEED);
     private final StreamReader reader = new StreamReader(SEED);
-
-    @BeforeAll
-    static void sendsOnly() {
-        System.setProperty(RingsOnEveryDevice.PROPERTY, "never");
-    }
-
-    @AfterAll
-    static void restore() {
-        System.clearProperty(RingsOnEveryDevice.PROPERTY);
-    }
 
     @Test
     void registeredBuffersAreSentInPlaceAndOthersCopied() throws Exception {

@@ -44,6 +44,7 @@ public final class RdmaChannelMetrics {
     private final long receivedSends;
     private final long receivedWrites;
     private final long receivedBytes;
+    private final long receiveCopiedBytes;
     private final long creditStalls;
     private final long keepAliveProbes;
     private final long refusedReceives;
@@ -82,6 +83,7 @@ public final class RdmaChannelMetrics {
         this.receivedSends = counters.receivedSends;
         this.receivedWrites = counters.receivedWrites;
         this.receivedBytes = counters.receivedBytes;
+        this.receiveCopiedBytes = counters.receiveCopiedBytes;
         this.creditStalls = counters.creditStalls;
         this.keepAliveProbes = counters.keepAliveProbes;
         this.refusedReceives = counters.refusedReceives;
@@ -150,6 +152,17 @@ public final class RdmaChannelMetrics {
     /** Returns the payload bytes received, by Send and by RDMA Write. */
     public long receivedBytes() {
         return receivedBytes;
+    }
+
+    /**
+     * Returns the received bytes copied out of receive memory into buffers of the channel's allocator
+     * before the pipeline read them. A Send's payload goes up in its receive slot instead, while the
+     * pipeline holds fewer than half the peer's share of slots (docs/decisions.md#lend-received-slots);
+     * payloads beyond that bound and ring data not read in place
+     * ({@link RdmaChannelOption#RECEIVE_IN_PLACE}) are copied and counted here.
+     */
+    public long receiveCopiedBytes() {
+        return receiveCopiedBytes;
     }
 
     /**
@@ -238,7 +251,7 @@ public final class RdmaChannelMetrics {
         return "RdmaChannelMetrics(sends: " + sends + ", " + sendBytes + " B; RDMA Writes: " + rdmaWrites + ", "
                 + rdmaWriteBytes + " B; copied: " + copiedBytes + " B; control messages: " + controlMessages
                 + "; received: " + receivedSends + " Sends, " + receivedWrites + " Writes, " + receivedBytes
-                + " B, refused: " + refusedReceives + "; credit stalls: " + creditStalls + "; keep-alive probes: " + keepAliveProbes
+                + " B, copied: " + receiveCopiedBytes + " B, refused: " + refusedReceives + "; credit stalls: " + creditStalls + "; keep-alive probes: " + keepAliveProbes
                 + "; rings opened: " + ringsOpened + ", closed: " + ringsClosed + ", the peer's: " + peerRingSize
                 + " B; registered: " + registeredBytes + " B, staging " + stagingBytes + " B; max inline: " + maxInlineData + " B)";
     }

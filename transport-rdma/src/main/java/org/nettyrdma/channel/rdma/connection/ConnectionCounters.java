@@ -32,6 +32,8 @@ public final class ConnectionCounters {
     public long receivedSends;
     public long receivedWrites;
     public long receivedBytes;
+    /** Received bytes copied out of receive slots or rings into buffers of the channel's allocator. */
+    public long receiveCopiedBytes;
     public long creditStalls;
     public long keepAliveProbes;
     /** Receives the peer's Sends took after the connection failed: given back untaken. */

@@ -15,10 +15,12 @@
  */
 package org.nettyrdma.channel.rdma.connection;
 
+import java.io.IOException;
 import java.util.concurrent.RejectedExecutionException;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.EventLoop;
 import io.netty.channel.RecvByteBufAllocator;
 import org.nettyrdma.channel.rdma.loop.SharedReceiveQueue;
@@ -29,11 +31,12 @@ import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
 /**
  * Hands the messages a connection received ({@link InboundQueue}, filled by {@link RdmaReceiver}) to
  * the read loop: data a piece at a time, as a stream transport reads, then the peer's end of input.
- * A Send's slot goes back to the share once all of its payload was read; a ring region's space goes
- * back to the peer once all of it was read and every piece handed up over it was released.
+ * A Send's slot goes back to the share once all of its payload was read, or, lent to the pipeline,
+ * once the buffer over it was released; a ring region's space goes back to the peer once all of it
+ * was read and every piece handed up over it was released.
  *
- * <p>Used on the channel's event loop only, except {@link #regionReleased}, which the pipeline may
- * call on any thread and which comes back to the loop.
+ * <p>Used on the channel's event loop only, except the release of what was handed up in place, which
+ * the pipeline may do on any thread and which comes back to the loop.
  */
 final class InboundReader {
 
@@ -47,6 +50,10 @@ final class InboundReader {
     /** Ring data goes up where it landed, still writable by the peer (RdmaChannelOption.RECEIVE_IN_PLACE). */
     private final boolean inPlace;
     private final PooledMemory pooled;
+    private final ConnectionCounters counters;
+    private final SlotLoans loans;
+    /** Between the first piece taken and {@link #readComplete()}: slots given back are posted then. */
+    private boolean reading;
     private boolean closed;
 
     /**
@@ -56,7 +63,7 @@ final class InboundReader {
      */
     InboundReader(InboundQueue inbound, ReceiveShare slots, SharedReceiveQueue srq, RingLifecycle rings,
                   CreditReturn owed, EventLoop eventLoop, RdmaReceiver.Listener listener, boolean inPlace,
-                  PooledMemory pooled) {
+                  PooledMemory pooled, ConnectionCounters counters) {
         this.inbound = inbound;
         this.slots = slots;
         this.srq = srq;
@@ -66,6 +73,8 @@ final class InboundReader {
         this.listener = listener;
         this.inPlace = inPlace;
         this.pooled = pooled;
+        this.counters = counters;
+        this.loans = new SlotLoans(eventLoop, this::slotReturned);
     }
 
     /** Returns {@code true} if messages wait to be read. */
@@ -95,39 +104,102 @@ final class InboundReader {
 
     /**
      * Takes the next piece of received data, which is next ({@link #hasInbound()} and not
-     * {@link #endOfInputIsNext()}), at most {@code handle.guess()} bytes as a stream transport reads:
-     * a Send's payload or a ring region is copied into a buffer from {@code handle}, and its slot
-     * posted again or its ring space returned once all of it was read; in place, a piece of a ring
-     * region is handed up where it landed, in a recycled buffer that holds the region until released.
+     * {@link #endOfInputIsNext()}), about {@code handle.guess()} bytes as a stream transport reads.
+     * A Send's payload goes up in its slot while the loans allow ({@link SlotLoans}), the payloads of
+     * consecutive slots as one composite buffer; a ring region in place if the channel asked for it,
+     * in a recycled buffer that holds the region until released. Anything else is copied into a
+     * buffer from {@code handle}, and its slot posted again or its ring space returned once all of it
+     * was read.
      */
     ByteBuf readInbound(RecvByteBufAllocator.Handle handle, ByteBufAllocator alloc) {
         InboundQueue.Message message = inbound.peek();
         if (message == null || message.type() != RdmaProtocol.TYPE_DATA) {
             throw new IllegalStateException("no data is next");
         }
-        int remaining = message.remaining();
-        int offset = message.readOffset();
-        ByteBuf piece;
-        int length;
+        reading = true;
         OfferedRing ring = message.ring();
         if (ring != null && inPlace) {
-            length = Math.min(remaining, Math.max(1, handle.guess()));
-            ring.book().retain(message.token());
-            ring.memory().retainMemory();
-            piece = pooled.trackLeaks(RegionByteBuf.ofRegion(alloc, ring.memory().buffer(), offset,
-                    length, ring, message.token()));
-            handle.attemptedBytesRead(length);
-        } else {
-            piece = handle.allocate(alloc);
-            length = Math.min(remaining, piece.writableBytes());
-            handle.attemptedBytesRead(piece.writableBytes());
-            // Copied out of the slot or the ring, which the peer may write again: the pipeline holds bytes
-            // that never change. With memory addresses on both sides that is one memory copy and no
-            // garbage, where piece.writeBytes(view, ...) may make ByteBuffer views.
-            ByteBuf source = ring != null ? ring.view() : srq.viewOf(message.slot());
-            source.getBytes(offset, piece, piece.writerIndex(), length);
-            piece.writerIndex(piece.writerIndex() + length);
+            return readRegionInPlace(message, ring, handle, alloc);
         }
+        if (ring == null && loans.mayLend(slots.share())) {
+            return lendSlots(message, handle, alloc);
+        }
+        return copyOut(message, ring, handle, alloc);
+    }
+
+    /** Hands up a piece of a ring region where it landed, still writable by the peer. */
+    private ByteBuf readRegionInPlace(InboundQueue.Message message, OfferedRing ring,
+                                      RecvByteBufAllocator.Handle handle, ByteBufAllocator alloc) {
+        int length = Math.min(message.remaining(), Math.max(1, handle.guess()));
+        ring.book().retain(message.token());
+        ring.memory().retainMemory();
+        ByteBuf piece = pooled.trackLeaks(RegionByteBuf.ofRegion(alloc, ring.memory().buffer(), message.readOffset(),
+                length, ring, message.token()));
+        handle.attemptedBytesRead(length);
+        consumed(message, ring, length);
+        return piece;
+    }
+
+    /**
+     * Lends the slot of {@code message}, and of the Sends after it while they fit {@code handle.guess()}
+     * and the loans allow, each with all of its unread payload: one buffer, or a composite of them.
+     */
+    private ByteBuf lendSlots(InboundQueue.Message message, RecvByteBufAllocator.Handle handle,
+                              ByteBufAllocator alloc) {
+        int wanted = handle.guess();
+        int total = message.remaining();
+        ByteBuf first = lendSlot(message, alloc);
+        CompositeByteBuf pieces = null;
+        for (InboundQueue.Message next = inbound.peek(); next != null && isSlotData(next)
+                && total + next.remaining() <= wanted && loans.mayLend(slots.share());
+                next = inbound.peek()) {
+            if (pieces == null) {
+                pieces = alloc.compositeDirectBuffer(Integer.MAX_VALUE).addComponent(true, first);
+            }
+            total += next.remaining();
+            pieces.addComponent(true, lendSlot(next, alloc));
+        }
+        handle.attemptedBytesRead(total);
+        return pieces != null ? pieces : first;
+    }
+
+    private static boolean isSlotData(InboundQueue.Message message) {
+        return message.type() == RdmaProtocol.TYPE_DATA && message.ring() == null;
+    }
+
+    /** Lends the slot of {@code message}, the head of the queue, with its unread payload, and removes the message. */
+    private ByteBuf lendSlot(InboundQueue.Message message, ByteBufAllocator alloc) {
+        int slot = message.slot();
+        ByteBuf piece = pooled.trackLeaks(loans.lend(alloc, srq.regionOf(slot), slot, message.readOffset(),
+                message.remaining()));
+        inbound.consume(message, message.remaining());
+        // The slot is the buffer's now: it comes back through slotReturned.
+        inbound.recycle();
+        return piece;
+    }
+
+    /**
+     * Copies the next piece into a buffer from {@code handle}, out of the slot or the ring, which the
+     * peer may write again once the slot is posted or the space returned: the pipeline holds bytes
+     * that never change.
+     */
+    private ByteBuf copyOut(InboundQueue.Message message, OfferedRing ring, RecvByteBufAllocator.Handle handle,
+                            ByteBufAllocator alloc) {
+        ByteBuf piece = handle.allocate(alloc);
+        int length = Math.min(message.remaining(), piece.writableBytes());
+        handle.attemptedBytesRead(piece.writableBytes());
+        // With memory addresses on both sides that is one memory copy and no garbage, where
+        // piece.writeBytes(view, ...) may make ByteBuffer views.
+        ByteBuf source = ring != null ? ring.view() : srq.viewOf(message.slot());
+        source.getBytes(message.readOffset(), piece, piece.writerIndex(), length);
+        piece.writerIndex(piece.writerIndex() + length);
+        counters.receiveCopiedBytes += length;
+        consumed(message, ring, length);
+        return piece;
+    }
+
+    /** Accounts for {@code length} bytes of {@code message} read, and gives its slot or region back if that was all. */
+    private void consumed(InboundQueue.Message message, OfferedRing ring, int length) {
         if (inbound.consume(message, length)) {
             if (ring != null) {
                 // The queue's own hold: the region returns once the pieces handed up are released too.
@@ -139,7 +211,33 @@ final class InboundReader {
             }
             inbound.recycle();
         }
-        return piece;
+    }
+
+    /**
+     * Takes back a slot the pipeline released. During a read it is posted with the others in
+     * {@link #readComplete()}; after one, at once, and a {@code CREDIT} may be due. A slot released
+     * after the connection closed goes back to its queue, uncredited.
+     */
+    private void slotReturned(int slot) {
+        if (closed) {
+            slots.discard(slot);
+            return;
+        }
+        slots.giveBack(slot);
+        if (!reading) {
+            try {
+                slots.post();
+            } catch (IOException e) {
+                listener.receiveFailed(e);
+                return;
+            }
+            listener.creditsFreed();
+        }
+    }
+
+    /** The read loop is done: the slots given back during it are posted by the caller. */
+    void readComplete() {
+        reading = false;
     }
 
     /**
@@ -164,7 +262,7 @@ final class InboundReader {
             return;
         }
         regionRead(ring, token);
-        listener.ringSpaceFreed();
+        listener.creditsFreed();
     }
 
     /**

@@ -497,7 +497,7 @@ public final class RdmaConnection {
     private final class PartsListener implements RdmaReceiver.Listener, RingOwner.Connection, SendTimers.Due,
             CompletionDispatch.Owner {
         @Override
-        public void ringSpaceFreed() {
+        public void creditsFreed() {
             sendWhatIsDue();
         }
 

@@ -65,8 +65,8 @@ public final class RdmaReceiver {
 
     /** What the receiver tells its connection outside a completion. */
     interface Listener {
-        /** Ring space came back on the loop: a {@code CREDIT} may be due. */
-        void ringSpaceFreed();
+        /** Ring space or a lent slot came back on the loop outside a read: a {@code CREDIT} may be due. */
+        void creditsFreed();
 
         /** The peer wrote the open ring through often enough for a larger one: close it to reopen larger. */
         void ringGrowthDue();
@@ -115,7 +115,8 @@ public final class RdmaReceiver {
         this.answersHello = answersHello;
         owed = new CreditReturn(answersHello ? 1 : initial, null);
         slots = new ReceiveShare(resources, initial, maxShare, owed, listener, memory, counters);
-        reader = new InboundReader(inbound, slots, srq, rings, owed, eventLoop, listener, inPlace, pooled);
+        reader = new InboundReader(inbound, slots, srq, rings, owed, eventLoop, listener, inPlace, pooled,
+                counters);
     }
 
     /**
@@ -361,6 +362,7 @@ public final class RdmaReceiver {
 
     /** Posts the slots given back since the last post, and credits the peer's among them to the peer. */
     void postReceives() throws IOException {
+        reader.readComplete();
         slots.post();
     }
 

@@ -29,6 +29,7 @@ import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
 import org.nettyrdma.channel.rdma.memory.ProtectionDomain;
 import org.nettyrdma.channel.rdma.memory.RdmaDevice;
+import org.nettyrdma.channel.rdma.memory.RegisteredBuffer;
 
 /**
  * The shared receive queue ({@code ibv_srq}) of one event loop on one device, for the connections
@@ -374,6 +375,15 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /** Returns the memory of the chunk that holds {@code slot}; the slot starts at {@link #offsetOf}. */
     public ByteBuf viewOf(int slot) {
         return regions.viewOf(slot);
+    }
+
+    /**
+     * Returns the registered region that holds {@code slot}, which starts at {@link #offsetOf}: a
+     * buffer handed up over the slot holds the region's memory ({@link RegisteredBuffer#retainMemory()}),
+     * which outlives the queue until the buffer is released.
+     */
+    public RegisteredBuffer regionOf(int slot) {
+        return regions.regionOf(slot);
     }
 
     /** Returns where {@code slot} starts in {@link #viewOf}. */

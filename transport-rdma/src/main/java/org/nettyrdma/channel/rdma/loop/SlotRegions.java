@@ -98,6 +98,11 @@ final class SlotRegions {
         return views.get(slot / regionSlots);
     }
 
+    /** Returns the registered region that holds {@code slot}. */
+    RegisteredBuffer regionOf(int slot) {
+        return regions.get(slot / regionSlots);
+    }
+
     /** Returns where {@code slot} starts in {@link #viewOf}. */
     int offsetOf(int slot) {
         return (slot % regionSlots) * slotSize;
