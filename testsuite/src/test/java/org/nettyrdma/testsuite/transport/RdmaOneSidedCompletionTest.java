@@ -41,7 +41,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
-import io.netty.util.ResourceLeakDetector;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.nettyrdma.channel.rdma.OneSidedCompletion;
@@ -239,26 +238,10 @@ class RdmaOneSidedCompletionTest {
         }
     }
 
-    /**
-     * Runs with Netty's leak detector off, from the connection's set-up on: at {@code PARANOID} the
-     * detector records a stack trace at every access of a buffer it tracks, the transport's own
-     * inline staging among them (a Write of 64 B is copied into it), which would count here as
-     * garbage that the default level never makes. The failures' test runs at {@code PARANOID}.
-     */
     @Test
     void aSteadyRunOfOperationsWithACompletionAllocatesNothing() throws Exception {
         assumeTrue(THREADS.isThreadAllocatedMemorySupported(), "per-thread allocation is measured");
         THREADS.setThreadAllocatedMemoryEnabled(true);
-        ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
-        try {
-            measureASteadyRun();
-        } finally {
-            ResourceLeakDetector.setLevel(level);
-        }
-    }
-
-    private void measureASteadyRun() throws Exception {
         boolean atomics = DeviceUnderTest.verbs().atomics();
         Session session = atomics ? open(rdma, RemoteAccess.READ, RemoteAccess.WRITE, RemoteAccess.ATOMIC)
                 : open(rdma, RemoteAccess.READ, RemoteAccess.WRITE);

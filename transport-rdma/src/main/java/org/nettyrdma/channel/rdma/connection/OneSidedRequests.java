@@ -21,6 +21,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.PlatformDependent;
 import org.nettyrdma.channel.rdma.RdmaRemoteAccessException;
 import org.nettyrdma.channel.rdma.RemoteRegion;
 import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
@@ -246,8 +247,7 @@ public final class OneSidedRequests {
                 if (!operation.failed) {
                     ByteBuf memory = part.landed.memory();
                     if (part.kind == READ) {
-                        operation.buffer.setBytes(operation.index + part.offset, memory, part.landedOffset,
-                                part.length);
+                        land(operation.buffer, operation.index + part.offset, part);
                     } else if (part.kind == ATOMIC) {
                         operation.value = LITTLE_ENDIAN ? memory.getLongLE(part.landedOffset)
                                 : memory.getLong(part.landedOffset);
@@ -256,6 +256,20 @@ public final class OneSidedRequests {
                 landing.returnTo(part.landingMark);
             }
             done(part);
+        }
+    }
+
+    /**
+     * Copies what {@code part} read out of its landing block into {@code destination} at {@code index}:
+     * address to address where the destination has one, since Netty 4.2's default buffers copy from
+     * another kind of buffer through a ByteBuffer view made per call.
+     */
+    private static void land(ByteBuf destination, int index, Part part) {
+        if (destination.hasMemoryAddress()) {
+            PlatformDependent.copyMemory(part.landed.address() + part.landedOffset, destination.memoryAddress() + index,
+                    part.length);
+        } else {
+            destination.setBytes(index, part.landed.memory(), part.landedOffset, part.length);
         }
     }
 
