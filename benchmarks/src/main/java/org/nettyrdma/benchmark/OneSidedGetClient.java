@@ -35,12 +35,12 @@ import org.nettyrdma.example.ExposingServer;
 
 /**
  * One connection of {@link OneSidedBenchmark} to {@link OneSidedGetServer}, with the descriptor of the
- * server's memory that came first on it. Reads and fetch-and-adds run in both of the API's forms: told
- * to a {@link OneSidedCompletion} the measurement keeps (a Read into one buffer), which allocates
- * nothing, and by the {@code Future} form, whose futures, boxed values and buffers show beside it. A measurement runs on the connection's event loop, one
- * operation at a time, each started when the last completed, until its time is up; its future completes
- * on that loop with the connection's one histogram, which the next measurement resets. One measurement
- * at a time per connection.
+ * server's memory that came first on it. Reads and fetch-and-adds run in both of the API's forms: told to a
+ * {@link OneSidedCompletion} the measurement keeps (a Read into one buffer), which allocates nothing, and by
+ * the {@code Future} form, whose futures, boxed values and buffers show beside it. A measurement runs on the
+ * connection's event loop, one operation at a time, each started when the last completed, until its time is
+ * up; its future completes on that loop with the connection's one histogram, which the next measurement
+ * resets. One measurement at a time per connection.
  */
 final class OneSidedGetClient {
 

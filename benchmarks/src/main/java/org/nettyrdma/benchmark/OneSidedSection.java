@@ -167,7 +167,10 @@ final class OneSidedSection implements ReportSection {
         }
     }
 
-    /** Appends whether {@code figure}, {@code median[min-max]} us, is within the ratio of perftest's typical latency. */
+    /**
+     * Appends whether {@code figure}, {@code median[min-max]} us, is within the ratio of perftest's
+     * typical latency.
+     */
     private static void latencyTarget(StringBuilder out, String what, String loops, String figure, String tool,
                                       Map<String, String> perftest) {
         double typical = perftest == null ? Double.NaN : BenchmarkRun.number(perftest, "usec_typical");

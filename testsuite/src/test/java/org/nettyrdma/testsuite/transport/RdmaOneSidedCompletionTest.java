@@ -182,7 +182,10 @@ class RdmaOneSidedCompletionTest {
             end.complete(null);
         }
 
-        /** Runs {@code OPERATIONS} operations, each started by the last one's completion on the loop; returns the loop's bytes. */
+        /**
+         * Runs {@code OPERATIONS} operations, each started by the last one's completion on the loop;
+         * returns the bytes the loop allocated meanwhile.
+         */
         long chainedOnTheLoop() throws Exception {
             chained = true;
             left = OPERATIONS;
@@ -281,7 +284,8 @@ class RdmaOneSidedCompletionTest {
         if (atomics) {
             assertEquals(words.get(Kind.FETCH_AND_ADD), tableWord(session, ADDED),
                     "the word rose by every fetch-and-add that completed");
-            assertEquals(words.get(Kind.COMPARE_AND_SWAP), tableWord(session, SWAPPED), "every compare-and-swap swapped");
+            assertEquals(words.get(Kind.COMPARE_AND_SWAP), tableWord(session, SWAPPED),
+                    "every compare-and-swap swapped");
         }
         ByteBuf memory = session.exposer().memory;
         assertEquals(0xA0, memory.getUnsignedByte(GUARD + WRITTEN_AT), "the Writes landed");

@@ -39,29 +39,29 @@ import org.nettyrdma.channel.rdma.memory.MemoryRegion;
 import org.nettyrdma.channel.rdma.memory.ProtectionDomain;
 
 /**
- * RDMA's memory semantics on one {@link RdmaSocketChannel} ({@link RdmaSocketChannel#oneSided()}):
- * expose memory to the peer, and read, write and update memory the peer exposed, without the peer's
- * CPU taking part (docs/one-sided.md).
+ * RDMA's memory semantics on one {@link RdmaSocketChannel} ({@link RdmaSocketChannel#oneSided()}): expose
+ * memory to the peer, and read, write and update memory the peer exposed, without the peer's CPU taking part
+ * (docs/one-sided.md).
  *
- * <p>Every method may be called from any thread and returns at once; the work runs on the channel's
- * event loop, where the futures complete. Each operation comes in two forms: one returns a
- * {@link Future}; the other takes a {@link OneSidedCompletion}, which the caller keeps and passes to
- * every call, told the result as a {@code long} (and a Read fills a buffer the caller keeps), so that
- * a steady run of operations allocates nothing: no promise, no boxed value, no result buffer, and
- * the transport's own records of the operation are recycled (docs/one-sided.md). An operation is
- * posted on the connection's send queue after the bytes the channel flushed before it, and waits for
- * room there rather than failing. A Read or an atomic sees every Write of this side posted before it. What the peer's application did with
- * the stream meanwhile is not ordered with it: a reader that must see the peer's update waits for the
- * peer's word that it is done, or checks a version, as the examples do.
+ * <p>Every method may be called from any thread and returns at once; the work runs on the channel's event
+ * loop, where the futures complete. Each operation comes in two forms: one returns a {@link Future}; the
+ * other takes a {@link OneSidedCompletion}, which the caller keeps and passes to every call, told the result
+ * as a {@code long} (and a Read fills a buffer the caller keeps), so that a steady run of operations
+ * allocates nothing: no promise, no boxed value, no result buffer, and the transport's own records of the
+ * operation are recycled (docs/one-sided.md). An operation is posted on the connection's send queue after the
+ * bytes the channel flushed before it, and waits for room there rather than failing. A Read or an atomic sees
+ * every Write of this side posted before it. What the peer's application did with the stream meanwhile is not
+ * ordered with it: a reader that must see the peer's update waits for the peer's word that it is done, or
+ * checks a version, as the examples do.
  *
- * <p>Errors, told to the future or the completion alike: arguments outside the descriptor (bounds,
- * access, alignment) fail the operation with an {@link IllegalArgumentException} before anything is
- * posted (a {@code null} argument throws a {@link NullPointerException} instead); a channel not
- * connected, or closed, with a {@link ClosedChannelException}; an operation or access the channel's device cannot run (an atomic
- * where the device has no atomics) with an {@link UnsupportedOperationException} naming the device and
- * what it lacks, before anything is posted (docs/devices.md); a request the peer's device refused with an
- * {@link RdmaRemoteAccessException}, after which the channel closes, as the device put the connection
- * in the error state.
+ * <p>Errors, told to the future or the completion alike: arguments outside the descriptor (bounds, access,
+ * alignment) fail the operation with an {@link IllegalArgumentException} before anything is posted (a
+ * {@code null} argument throws a {@link NullPointerException} instead); a channel not connected, or closed,
+ * with a {@link ClosedChannelException}; an operation or access the channel's device cannot run (an atomic
+ * where the device has no atomics) with an {@link UnsupportedOperationException} naming the device and what
+ * it lacks, before anything is posted (docs/devices.md); a request the peer's device refused with an
+ * {@link RdmaRemoteAccessException}, after which the channel closes, as the device put the connection in the
+ * error state.
  */
 public final class OneSidedOperations {
 

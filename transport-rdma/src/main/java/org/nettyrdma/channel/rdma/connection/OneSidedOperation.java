@@ -164,7 +164,10 @@ public final class OneSidedOperation implements Runnable {
         told.operationComplete(0, cause);
     }
 
-    /** One of its requests is done; the last gives a failed operation back (a successful one was given back by {@link #succeed()}). */
+    /**
+     * One of its requests is done; after the last, a successful operation succeeds and a failed one,
+     * told already, is given back.
+     */
     void partDone() {
         if (--partsLeft == 0) {
             if (failed) {

@@ -46,7 +46,10 @@ public final class OneSidedOperationPool {
         this.poster = poster;
     }
 
-    /** Returns a Read of {@code length} bytes at {@code offset} of {@code remote} into {@code destination} from {@code index}. */
+    /**
+     * Returns a Read of {@code length} bytes at {@code offset} of {@code remote} into
+     * {@code destination} from {@code index}.
+     */
     public OneSidedOperation read(RemoteRegion remote, long offset, int length, ByteBuf destination, int index,
                                   OneSidedCompletion completion) {
         OneSidedOperation operation = take().fill(OneSidedOperation.Kind.READ, OneSidedOperation.READ_VERB, remote,
@@ -65,7 +68,10 @@ public final class OneSidedOperationPool {
         return operation;
     }
 
-    /** Returns an atomic ({@code opcode}, named {@code verb} in errors) on the word at {@code offset} of {@code remote}. */
+    /**
+     * Returns an atomic ({@code opcode}, named {@code verb} in errors) on the word at {@code offset}
+     * of {@code remote}.
+     */
     public OneSidedOperation atomic(RemoteRegion remote, long offset, int opcode, long compareAdd, long swap,
                                     String verb, OneSidedCompletion completion) {
         OneSidedOperation operation = take().fill(OneSidedOperation.Kind.ATOMIC, verb, remote, offset, Long.BYTES,

@@ -100,7 +100,8 @@ public final class OneSidedRequests {
     /**
      * Adds the requests of {@code operation}: a Read's or a Write's, each at most the largest the
      * connection takes, or an atomic's one. Where a Write's completion does not say that the peer's
-     * device placed it (iWARP, {@link org.nettyrdma.channel.rdma.memory.DeviceVerbs#writeCompletionsConfirmPlacement()}),
+     * device placed it (iWARP,
+     * {@link org.nettyrdma.channel.rdma.memory.DeviceVerbs#writeCompletionsConfirmPlacement()}),
      * a zero-length RDMA Read follows the Write's requests, which the peer's device answers only once
      * it placed the Writes before it; a key it refused ends the connection instead, and the operation
      * fails. Once the connection closed, fails the operation instead.
