@@ -43,7 +43,9 @@ import org.nettyrdma.example.Transport;
  * latency's p50 and p99, the CPU time of the server's event loop per GET, the messages its pipelines
  * saw per GET and the bytes the client's event loops allocated per GET (the garbage an operation
  * leaves, once warm); then fetch-and-add to one word of the server's from 1 and from {@code --clients}
- * connections, in operations per second, the word checked against the adds that completed. Server and
+ * connections, in operations per second (and latency from 1), the word checked against the adds that
+ * completed. Reads and adds are told to a reused {@code OneSidedCompletion}; at the first size and
+ * from 1 connection they run by the {@code Future} form too ({@code future_...}), to show its garbage. Server and
  * clients run in this JVM on loops of their own (the server's one thread is what its CPU time is of),
  * both of the kind {@code --transport} names.
  *
@@ -53,7 +55,9 @@ import org.nettyrdma.example.Transport;
  * <pre>
  * one-sided get loops=rdma size=64 read_p50_us=... read_p99_us=... request_p50_us=... request_p99_us=...
  *     read_server_cpu_us=... request_server_cpu_us=... read_server_messages=... request_server_messages=...
- *     read_client_alloc_B=... request_client_alloc_B=...
+ *     read_client_alloc_B=... request_client_alloc_B=... future_read_p50_us=... future_read_client_alloc_B=...
+ * one-sided fetch-and-add loops=rdma clients=1 ops_per_s=... p50_us=... p99_us=... server_cpu_us=...
+ *     client_alloc_B=... future_p50_us=... future_client_alloc_B=... counter=checked
  * one-sided fetch-and-add loops=rdma clients=8 ops_per_s=... server_cpu_us=... client_alloc_B=... counter=checked
  * </pre>
  * ({@code OneSidedSection} puts them in the demo's report.) A phase that fails prints
@@ -92,7 +96,10 @@ public final class OneSidedBenchmark {
             phases.add(new Phase(Kind.READ, size, 1));
             phases.add(new Phase(Kind.REQUEST, size, 1));
         }
+        // The Future form beside the completion's, where the target is judged: what its garbage costs.
+        phases.add(new Phase(Kind.FUTURE_READ, sizes[0], 1));
         phases.add(new Phase(Kind.FETCH_AND_ADD, Long.BYTES, 1));
+        phases.add(new Phase(Kind.FUTURE_FETCH_AND_ADD, Long.BYTES, 1));
         if (clients.size() > 1) {
             phases.add(new Phase(Kind.FETCH_AND_ADD, Long.BYTES, clients.size()));
         }
@@ -188,14 +195,19 @@ public final class OneSidedBenchmark {
         long start = System.nanoTime();
         Map<String, Double> figures = new LinkedHashMap<>();
         long operations;
-        if (phase.kind == Kind.FETCH_AND_ADD) {
-            List<Future<Long>> adds = new ArrayList<>();
+        if (phase.kind.adds) {
+            List<Future<Histogram>> adds = new ArrayList<>();
             for (int i = 0; i < phase.clients; i++) {
-                adds.add(clients.get(i).fetchAndAdds(nanos));
+                OneSidedGetClient client = clients.get(i);
+                adds.add(phase.kind == Kind.FETCH_AND_ADD ? client.fetchAndAdds(nanos)
+                        : client.futureFetchAndAdds(nanos));
             }
             operations = 0;
-            for (Future<Long> add : adds) {
-                operations += await(add, nanos);
+            Histogram first = null;
+            for (Future<Histogram> add : adds) {
+                Histogram latencies = await(add, nanos);
+                first = first == null ? latencies : first;
+                operations += latencies.getTotalCount();
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             long added = server.counter() - counterBefore;
@@ -204,10 +216,17 @@ public final class OneSidedBenchmark {
                         + " fetch-and-adds of 1 completed");
             }
             figures.put("ops_per_s", operations / seconds);
+            if (phase.clients == 1) {
+                figures.put("p50_us", first.getValueAtPercentile(50) / 1e3);
+                figures.put("p99_us", first.getValueAtPercentile(99) / 1e3);
+            }
         } else {
             OneSidedGetClient client = clients.get(0);
-            Histogram latencies = await(phase.kind == Kind.READ ? client.readGets(phase.size, nanos)
-                    : client.requestGets(phase.size, nanos), nanos);
+            Histogram latencies = await(switch (phase.kind) {
+                case READ -> client.readGets(phase.size, nanos);
+                case FUTURE_READ -> client.futureReadGets(phase.size, nanos);
+                default -> client.requestGets(phase.size, nanos);
+            }, nanos);
             operations = latencies.getTotalCount();
             figures.put("p50_us", latencies.getValueAtPercentile(50) / 1e3);
             figures.put("p99_us", latencies.getValueAtPercentile(99) / 1e3);
@@ -230,11 +249,18 @@ public final class OneSidedBenchmark {
         return future.getNow();
     }
 
-    /** Prints the summary lines: a GET line per size, a line per fetch-and-add phase. */
+    /**
+     * Prints the summary lines: a GET line per size, a line per fetch-and-add phase; the Future form's
+     * figures ({@code future_...}) join the line of the phase they repeat.
+     */
     private void summarize() {
         for (Phase phase : phases) {
             if (phase.kind == Kind.READ) {
                 Phase request = new Phase(Kind.REQUEST, phase.size, 1);
+                Phase future = new Phase(Kind.FUTURE_READ, phase.size, 1);
+                String futureFigures = !readings.containsKey(future) ? ""
+                        : figure("future_read_p50_us", future, "p50_us")
+                                + figure("future_read_client_alloc_B", future, "client_alloc_B");
                 out.println("one-sided get loops=" + loops + " size=" + phase.size
                         + figure("read_p50_us", phase, "p50_us") + figure("read_p99_us", phase, "p99_us")
                         + figure("request_p50_us", request, "p50_us") + figure("request_p99_us", request, "p99_us")
@@ -243,11 +269,19 @@ public final class OneSidedBenchmark {
                         + figure("read_server_messages", phase, "server_messages")
                         + figure("request_server_messages", request, "server_messages")
                         + figure("read_client_alloc_B", phase, "client_alloc_B")
-                        + figure("request_client_alloc_B", request, "client_alloc_B"));
+                        + figure("request_client_alloc_B", request, "client_alloc_B") + futureFigures);
             } else if (phase.kind == Kind.FETCH_AND_ADD) {
+                Phase future = new Phase(Kind.FUTURE_FETCH_AND_ADD, phase.size, phase.clients);
+                String latency = phase.clients != 1 ? ""
+                        : figure("p50_us", phase, "p50_us") + figure("p99_us", phase, "p99_us");
+                String futureFigures = !readings.containsKey(future) ? ""
+                        : figure("future_p50_us", future, "p50_us")
+                                + figure("future_client_alloc_B", future, "client_alloc_B");
                 out.println("one-sided fetch-and-add loops=" + loops + " clients=" + phase.clients
-                        + figure("ops_per_s", phase, "ops_per_s") + figure("server_cpu_us", phase, "server_cpu_us")
-                        + figure("client_alloc_B", phase, "client_alloc_B") + (failed ? "" : " counter=checked"));
+                        + figure("ops_per_s", phase, "ops_per_s") + latency
+                        + figure("server_cpu_us", phase, "server_cpu_us")
+                        + figure("client_alloc_B", phase, "client_alloc_B") + futureFigures
+                        + (failed ? "" : " counter=checked"));
             }
         }
     }
@@ -272,12 +306,16 @@ public final class OneSidedBenchmark {
     }
 
     private enum Kind {
-        READ("read"), REQUEST("request"), FETCH_AND_ADD("fetch-and-add");
+        READ("read", false), FUTURE_READ("future-read", false), REQUEST("request", false),
+        FETCH_AND_ADD("fetch-and-add", true), FUTURE_FETCH_AND_ADD("future-fetch-and-add", true);
 
         private final String label;
+        /** Fetch-and-adds of the server's word, counted against it. */
+        private final boolean adds;
 
-        Kind(String label) {
+        Kind(String label, boolean adds) {
             this.label = label;
+            this.adds = adds;
         }
     }
 

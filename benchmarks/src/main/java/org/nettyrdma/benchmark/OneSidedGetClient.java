@@ -28,15 +28,19 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.FutureListener;
 import io.netty.util.concurrent.Promise;
 import org.HdrHistogram.Histogram;
+import org.nettyrdma.channel.rdma.OneSidedCompletion;
 import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 import org.nettyrdma.channel.rdma.RemoteRegion;
 import org.nettyrdma.example.ExposingServer;
 
 /**
  * One connection of {@link OneSidedBenchmark} to {@link OneSidedGetServer}, with the descriptor of the
- * server's memory that came first on it. A measurement runs on the connection's event loop, one
- * operation at a time, each started when the last completed, until its time is up; its future completes
- * on that loop. One measurement at a time per connection.
+ * server's memory that came first on it. Reads and fetch-and-adds run in both of the API's forms: told to a
+ * {@link OneSidedCompletion} the measurement keeps (a Read into one buffer), which allocates nothing, and by
+ * the {@code Future} form, whose futures, boxed values and buffers show beside it. A measurement runs on the
+ * connection's event loop, one operation at a time, each started when the last completed, until its time is
+ * up; its future completes on that loop with the connection's one histogram, which the next measurement
+ * resets. One measurement at a time per connection.
  */
 final class OneSidedGetClient {
 
@@ -46,6 +50,11 @@ final class OneSidedGetClient {
     private final RdmaSocketChannel channel;
     private final RemoteRegion memory;
     private final Responses responses;
+    /**
+     * The latencies of the measurement under way, reset at its start: a histogram made per
+     * measurement (some 200 KiB) would count as garbage of the operations it measures.
+     */
+    private final Histogram latencies = new Histogram(HIGHEST_NANOS, 3);
 
     private OneSidedGetClient(RdmaSocketChannel channel, RemoteRegion memory, Responses responses) {
         this.channel = channel;
@@ -59,10 +68,20 @@ final class OneSidedGetClient {
                 (pipeline, connected) -> pipeline.addLast(new Responses(connected)));
     }
 
-    /** GETs of {@code size} bytes by RDMA Read of the server's table, for {@code nanos}: their latencies. */
+    /**
+     * GETs of {@code size} bytes by RDMA Read of the server's table into one buffer, each told to one
+     * {@link OneSidedCompletion}, for {@code nanos}: their latencies.
+     */
     Future<Histogram> readGets(int size, long nanos) {
         Promise<Histogram> done = channel.eventLoop().newPromise();
         channel.eventLoop().execute(() -> new ReadGets(size, System.nanoTime() + nanos, done).next());
+        return done;
+    }
+
+    /** The same GETs by the {@code Future} form of the Read, a buffer and a future each. */
+    Future<Histogram> futureReadGets(int size, long nanos) {
+        Promise<Histogram> done = channel.eventLoop().newPromise();
+        channel.eventLoop().execute(() -> new FutureReadGets(size, System.nanoTime() + nanos, done).next());
         return done;
     }
 
@@ -74,12 +93,20 @@ final class OneSidedGetClient {
     }
 
     /**
-     * Fetch-and-adds of 1 to the server's word, for {@code nanos}: how many completed. Fails if a value
-     * an add returned is not above the one the add before it returned.
+     * Fetch-and-adds of 1 to the server's word, one at a time, each told to one
+     * {@link OneSidedCompletion}, for {@code nanos}: their latencies, as many as completed. Fails if a
+     * value an add returned is not above the one the add before it returned.
      */
-    Future<Long> fetchAndAdds(long nanos) {
-        Promise<Long> done = channel.eventLoop().newPromise();
+    Future<Histogram> fetchAndAdds(long nanos) {
+        Promise<Histogram> done = channel.eventLoop().newPromise();
         channel.eventLoop().execute(() -> new FetchAndAdds(System.nanoTime() + nanos, done).next());
+        return done;
+    }
+
+    /** The same fetch-and-adds by the {@code Future} form, a future and a boxed value each. */
+    Future<Histogram> futureFetchAndAdds(long nanos) {
+        Promise<Histogram> done = channel.eventLoop().newPromise();
+        channel.eventLoop().execute(() -> new FutureFetchAndAdds(System.nanoTime() + nanos, done).next());
         return done;
     }
 
@@ -97,13 +124,14 @@ final class OneSidedGetClient {
         final int size;
         private final long deadline;
         final Promise<Histogram> done;
-        private final Histogram histogram = new Histogram(HIGHEST_NANOS, 3);
+        private final Histogram histogram = latencies;
         private long sentAt;
 
         TimedGets(int size, long deadline, Promise<Histogram> done) {
             this.size = size;
             this.deadline = deadline;
             this.done = done;
+            histogram.reset();
         }
 
         /** Starts the next GET. */
@@ -132,9 +160,40 @@ final class OneSidedGetClient {
         }
     }
 
-    private final class ReadGets extends TimedGets implements FutureListener<ByteBuf> {
+    private final class ReadGets extends TimedGets implements OneSidedCompletion {
+
+        /** The one buffer every Read of the measurement fills. */
+        private final ByteBuf destination;
 
         ReadGets(int size, long deadline, Promise<Histogram> done) {
+            super(size, deadline, done);
+            destination = channel.alloc().directBuffer(size, size);
+        }
+
+        @Override
+        void send() {
+            channel.oneSided().read(memory, 0, destination.clear(), size, this);
+        }
+
+        @Override
+        public void operationComplete(long result, Throwable cause) {
+            if (cause != null) {
+                destination.release();
+                done.tryFailure(cause);
+                return;
+            }
+            completed();
+        }
+
+        @Override
+        void ended() {
+            destination.release();
+        }
+    }
+
+    private final class FutureReadGets extends TimedGets implements FutureListener<ByteBuf> {
+
+        FutureReadGets(int size, long deadline, Promise<Histogram> done) {
             super(size, deadline, done);
         }
 
@@ -181,19 +240,78 @@ final class OneSidedGetClient {
         }
     }
 
-    private final class FetchAndAdds implements FutureListener<Long> {
+    /**
+     * Fetch-and-adds of 1, one at a time until the deadline, each one's latency recorded and its value
+     * checked against the last.
+     */
+    private abstract class TimedAdds {
 
         private final long deadline;
-        private final Promise<Long> done;
-        private long count;
+        final Promise<Histogram> done;
+        private final Histogram histogram = latencies;
+        private long sentAt;
         private long last = -1;
 
-        FetchAndAdds(long deadline, Promise<Long> done) {
+        TimedAdds(long deadline, Promise<Histogram> done) {
             this.deadline = deadline;
             this.done = done;
+            histogram.reset();
         }
 
-        void next() {
+        final void next() {
+            sentAt = System.nanoTime();
+            send();
+        }
+
+        /** Sends a fetch-and-add, whose end calls {@link #added(long)}. */
+        abstract void send();
+
+        final void added(long before) {
+            long now = System.nanoTime();
+            record(histogram, now - sentAt);
+            if (before <= last) {
+                done.tryFailure(new IllegalStateException("a fetch-and-add returned " + before
+                        + " after one that returned " + last));
+                return;
+            }
+            last = before;
+            if (now < deadline) {
+                next();
+            } else {
+                done.trySuccess(histogram);
+            }
+        }
+    }
+
+    private final class FetchAndAdds extends TimedAdds implements OneSidedCompletion {
+
+        FetchAndAdds(long deadline, Promise<Histogram> done) {
+            super(deadline, done);
+        }
+
+        @Override
+        void send() {
+            channel.oneSided().fetchAndAdd(memory, OneSidedGetServer.COUNTER_OFFSET, 1, this);
+        }
+
+        @Override
+        public void operationComplete(long before, Throwable cause) {
+            if (cause != null) {
+                done.tryFailure(cause);
+            } else {
+                added(before);
+            }
+        }
+    }
+
+    private final class FutureFetchAndAdds extends TimedAdds implements FutureListener<Long> {
+
+        FutureFetchAndAdds(long deadline, Promise<Histogram> done) {
+            super(deadline, done);
+        }
+
+        @Override
+        void send() {
             channel.oneSided().fetchAndAdd(memory, OneSidedGetServer.COUNTER_OFFSET, 1).addListener(this);
         }
 
@@ -201,20 +319,8 @@ final class OneSidedGetClient {
         public void operationComplete(Future<Long> add) {
             if (!add.isSuccess()) {
                 done.tryFailure(add.cause());
-                return;
-            }
-            long before = add.getNow();
-            if (before <= last) {
-                done.tryFailure(new IllegalStateException("a fetch-and-add returned " + before
-                        + " after one that returned " + last));
-                return;
-            }
-            last = before;
-            count++;
-            if (System.nanoTime() < deadline) {
-                next();
             } else {
-                done.trySuccess(count);
+                added(add.getNow());
             }
         }
     }

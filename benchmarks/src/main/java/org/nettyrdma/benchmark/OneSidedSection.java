@@ -18,6 +18,7 @@ package org.nettyrdma.benchmark;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -25,10 +26,18 @@ import java.util.TreeMap;
 /**
  * {@link OneSidedBenchmark} in the demo's report: a GET by RDMA Read next to the same GET as a request and
  * a response, size by size, with perftest's {@code ib_read_lat} of that size from the same boot; then
- * fetch-and-add from 1 and from several clients next to {@code ib_atomic_lat}. Takes the benchmark's
+ * fetch-and-add from 1 and from several clients next to {@code ib_atomic_lat}; then the one-sided
+ * targets (docs/benchmark.md#targets), met or missed on the medians. Takes the benchmark's
  * {@code one-sided} lines and perftest's lines of those two tools.
  */
 final class OneSidedSection implements ReportSection {
+
+    /** The size of the Read judged against {@code ib_read_lat}. */
+    private static final int TARGET_READ_SIZE = 64;
+    /** A 64 B Read's p50, and a fetch-and-add's from one connection, against perftest's: at most this. */
+    private static final double TARGET_LATENCY_RATIO = 1.3;
+    /** What a one-sided operation told to a completion may allocate on the client's loops, in B: none. */
+    private static final double TARGET_ALLOC_BYTES = 1;
 
     private static final String KIND = "one-sided ";
     private static final String READ_LAT = "perftest ib_read_lat ";
@@ -89,6 +98,10 @@ final class OneSidedSection implements ReportSection {
                 table.add(size, loops, "RDMA Read", spread(fields, "read_p50_us"), spread(fields, "read_p99_us"),
                         spread(fields, "read_server_cpu_us"), spread(fields, "read_server_messages"),
                         spread(fields, "read_client_alloc_B"));
+                if (fields.containsKey("future_read_p50_us")) {
+                    table.add(size, loops, "Read, Future", spread(fields, "future_read_p50_us"), "-", "-", "-",
+                            spread(fields, "future_read_client_alloc_B"));
+                }
                 table.add(size, loops, "request/response", spread(fields, "request_p50_us"),
                         spread(fields, "request_p99_us"), spread(fields, "request_server_cpu_us"),
                         spread(fields, "request_server_messages"), spread(fields, "request_client_alloc_B"));
@@ -102,10 +115,14 @@ final class OneSidedSection implements ReportSection {
         table.appendTo(out);
         for (Map<String, String> fields : adds) {
             int clients = integer(fields.get("clients"));
-            out.append(String.format("  fetch-and-add of one word from %d connection%s, %s loops: %s ops/s, server CPU"
-                    + " %s us/op, client loops allocated %s B/op%s%n", clients, clients == 1 ? "" : "s",
-                    fields.getOrDefault("loops", "-"), spread(fields, "ops_per_s"), spread(fields, "server_cpu_us"),
-                    spread(fields, "client_alloc_B"),
+            String latency = fields.containsKey("p50_us") ? String.format(", p50 %s us, p99 %s us",
+                    spread(fields, "p50_us"), spread(fields, "p99_us")) : "";
+            String future = fields.containsKey("future_p50_us") ? String.format("; by Future: p50 %s us, %s B/op",
+                    spread(fields, "future_p50_us"), spread(fields, "future_client_alloc_B")) : "";
+            out.append(String.format("  fetch-and-add of one word from %d connection%s, %s loops: %s ops/s%s, server"
+                    + " CPU %s us/op, client loops allocated %s B/op%s%s%n", clients, clients == 1 ? "" : "s",
+                    fields.getOrDefault("loops", "-"), spread(fields, "ops_per_s"), latency,
+                    spread(fields, "server_cpu_us"), spread(fields, "client_alloc_B"), future,
                     "checked".equals(fields.get("counter")) ? "; the word equals the adds that completed" : ""));
         }
         if (atomicLat != null) {
@@ -114,6 +131,80 @@ final class OneSidedSection implements ReportSection {
         }
         for (String error : errors) {
             out.append("  FAILED: ").append(error).append('\n');
+        }
+        renderTargets(out);
+    }
+
+    /**
+     * The one-sided targets, loops by loops: a 64 B Read's p50 and a fetch-and-add's from one connection
+     * within {@link #TARGET_LATENCY_RATIO} x perftest's typical latency, and no garbage per operation.
+     */
+    private void renderTargets(StringBuilder out) {
+        Map<String, Map<String, String>> reads = gets.getOrDefault(TARGET_READ_SIZE, Map.of());
+        Map<String, String> readLatency = readLat.get(TARGET_READ_SIZE);
+        for (Map.Entry<String, Map<String, String>> read : reads.entrySet()) {
+            latencyTarget(out, "64 B RDMA Read p50", read.getKey(), read.getValue().get("read_p50_us"), "ib_read_lat",
+                    readLatency);
+        }
+        for (Map<String, String> add : adds) {
+            if ("1".equals(add.get("clients"))) {
+                latencyTarget(out, "fetch-and-add p50, 1 connection,", add.getOrDefault("loops", "-"),
+                        add.get("p50_us"), "ib_atomic_lat", atomicLat);
+            }
+        }
+        for (Map.Entry<String, Map<String, String>> read : reads.entrySet()) {
+            String loops = read.getKey();
+            Map<String, String> add = adds.stream().filter(fields -> "1".equals(fields.get("clients"))
+                    && loops.equals(fields.get("loops"))).findFirst().orElse(Map.of());
+            double readBytes = median(read.getValue().get("read_client_alloc_B"));
+            double addBytes = median(add.get("client_alloc_B"));
+            boolean measured = !Double.isNaN(readBytes) && !Double.isNaN(addBytes);
+            out.append(String.format(Locale.ROOT, "  %-13s no garbage per one-sided operation told to a completion:"
+                    + " %s loops allocate %s B per 64 B Read, %s B per fetch-and-add (medians; < %.0f B counts as"
+                    + " none)%n", !measured ? "NOT MEASURED" : readBytes < TARGET_ALLOC_BYTES
+                            && addBytes < TARGET_ALLOC_BYTES ? "MET" : "MISSED", loops,
+                    spread(read.getValue(), "read_client_alloc_B"), spread(add, "client_alloc_B"), TARGET_ALLOC_BYTES));
+        }
+    }
+
+    /**
+     * Appends whether {@code figure}, {@code median[min-max]} us, is within the ratio of perftest's
+     * typical latency.
+     */
+    private static void latencyTarget(StringBuilder out, String what, String loops, String figure, String tool,
+                                      Map<String, String> perftest) {
+        double typical = perftest == null ? Double.NaN : BenchmarkRun.number(perftest, "usec_typical");
+        double[] spread = figure == null ? null : spreadOf(figure);
+        if (spread == null || Double.isNaN(typical)) {
+            out.append(String.format(Locale.ROOT, "  %-13s %s <= %.1f x %s: %s loops, %s%n", "NOT MEASURED", what,
+                    TARGET_LATENCY_RATIO, tool, loops, spread == null ? "no figure" : "no " + tool));
+            return;
+        }
+        double ratio = spread[0] / typical;
+        out.append(String.format(Locale.ROOT, "  %-13s %s <= %.1f x %s: %s %.2f (%.2f-%.2f) us is %.2f (%.2f-%.2f) x"
+                + " %.2f us%n", ratio <= TARGET_LATENCY_RATIO ? "MET" : "MISSED", what, TARGET_LATENCY_RATIO, tool,
+                loops, spread[0], spread[1], spread[2], ratio, spread[1] / typical, spread[2] / typical, typical));
+    }
+
+    /** Returns the median of a {@code median[min-max]} figure, NaN if there is none. */
+    private static double median(String figure) {
+        double[] spread = figure == null ? null : spreadOf(figure);
+        return spread == null ? Double.NaN : spread[0];
+    }
+
+    /** Returns {median, min, max} of a {@code median[min-max]} figure, or {@code null} if it is not one. */
+    private static double[] spreadOf(String figure) {
+        int open = figure.indexOf('[');
+        int dash = figure.indexOf('-', open + 2);
+        if (open < 0 || dash < 0 || !figure.endsWith("]")) {
+            return null;
+        }
+        try {
+            return new double[] {Double.parseDouble(figure.substring(0, open)),
+                Double.parseDouble(figure.substring(open + 1, dash)),
+                Double.parseDouble(figure.substring(dash + 1, figure.length() - 1))};
+        } catch (NumberFormatException e) {
+            return null;
         }
     }
 

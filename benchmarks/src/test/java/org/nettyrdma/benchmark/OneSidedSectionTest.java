@@ -54,9 +54,7 @@ class OneSidedSectionTest {
         section.add("one-sided fetch-and-add loops=rdma clients=1 ops_per_s=20000.00[19000.00-21000.00]"
                 + " server_cpu_us=0.10[0.05-0.20] client_alloc_B=120.00[118.00-121.00] counter=checked");
         section.add("perftest ib_atomic_lat size=8 usec_typical=23.00 usec_avg=24.00 usec_p99=70.00 usec_min=20.00");
-        StringBuilder out = new StringBuilder();
-        section.render(out);
-        String report = out.toString();
+        String report = rendered(section);
         assertTrue(report.contains("   64  rdma           RDMA Read         40.00 (38.00-45.00)"), report);
         assertTrue(report.contains("   64  rdma-busypoll  RDMA Read         30.00 (29.00-31.00)"), report);
         assertTrue(report.contains("0.00 (0.00-0.00)"), report);
@@ -67,6 +65,37 @@ class OneSidedSectionTest {
                 + " server CPU 0.10 (0.05-0.20) us/op, client loops allocated 120.00 (118.00-121.00) B/op; the word"
                 + " equals the adds that completed\n"), report);
         assertTrue(report.contains("  ib_atomic_lat: 23.00 us typical, p99 70.00 us\n"), report);
+    }
+
+    @Test
+    void showsTheFutureFormBesideTheCompletionsAndJudgesTheTargets() {
+        OneSidedSection section = new OneSidedSection();
+        section.add(GET.replace("read_client_alloc_B=168.00[160.00-170.00]", "read_client_alloc_B=0.00[0.00-0.40]")
+                + " future_read_p50_us=44.00[43.00-46.00] future_read_client_alloc_B=150.00[149.00-151.00]");
+        section.add("perftest ib_read_lat size=64 usec_typical=30.00 usec_p99=60.00");
+        section.add("one-sided fetch-and-add loops=rdma clients=1 ops_per_s=40000.00[39000.00-41000.00]"
+                + " p50_us=24.00[23.00-30.00] p99_us=60.00[55.00-70.00] server_cpu_us=0.10[0.05-0.20]"
+                + " client_alloc_B=0.00[-0.10-0.20] future_p50_us=26.00[25.00-27.00]"
+                + " future_client_alloc_B=104.00[103.00-105.00] counter=checked");
+        section.add("perftest ib_atomic_lat size=8 usec_typical=20.00 usec_p99=50.00");
+        String report = rendered(section);
+        assertTrue(report.contains("      64  rdma   Read, Future      44.00 (43.00-46.00)"), report);
+        assertTrue(report.contains("150.00 (149.00-151.00)"), report);
+        assertTrue(report.contains("rdma loops: 40000.00 (39000.00-41000.00) ops/s, p50 24.00 (23.00-30.00) us, p99"
+                + " 60.00 (55.00-70.00) us, server CPU 0.10 (0.05-0.20) us/op, client loops allocated 0.00 (-0.10-0.20)"
+                + " B/op; by Future: p50 26.00 (25.00-27.00) us, 104.00 (103.00-105.00) B/op;"), report);
+        assertTrue(report.contains("  MISSED        64 B RDMA Read p50 <= 1.3 x ib_read_lat: rdma 40.00 (38.00-45.00) us"
+                + " is 1.33 (1.27-1.50) x 30.00 us\n"), report);
+        assertTrue(report.contains("  MET           fetch-and-add p50, 1 connection, <= 1.3 x ib_atomic_lat: rdma 24.00"
+                + " (23.00-30.00) us is 1.20 (1.15-1.50) x 20.00 us\n"), report);
+        assertTrue(report.contains("  MET           no garbage per one-sided operation told to a completion: rdma loops"
+                + " allocate 0.00 (0.00-0.40) B per 64 B Read, 0.00 (-0.10-0.20) B per fetch-and-add"), report);
+    }
+
+    private static String rendered(OneSidedSection section) {
+        StringBuilder out = new StringBuilder();
+        section.render(out);
+        return out.toString();
     }
 
     @Test

@@ -63,9 +63,9 @@ import org.nettyrdma.testkit.RdmaTransportFixture;
  */
 class RdmaOneSidedTest {
 
-    private static final int TABLE = 4096;
+    static final int TABLE = 4096;
     /** The exposed table sits between guard bytes that no request may reach. */
-    private static final int GUARD = 256;
+    static final int GUARD = 256;
     private static final long TIMEOUT_SECONDS = 30;
 
     @RegisterExtension
@@ -76,7 +76,7 @@ class RdmaOneSidedTest {
      * descriptor; {@link #exposed} is the first connection's exposure.
      */
     @ChannelHandler.Sharable
-    private static final class Exposer extends ChannelInboundHandlerAdapter {
+    static final class Exposer extends ChannelInboundHandlerAdapter {
         final ByteBuf memory = OneSidedOperations.allocateExposable(GUARD + TABLE + GUARD);
         final CompletableFuture<ExposedRegion> exposed = new CompletableFuture<>();
         /** The first connection's channel on the server, which exposed {@link #exposed}. */
@@ -120,7 +120,7 @@ class RdmaOneSidedTest {
     }
 
     /** The client side: takes the descriptor the server sends. */
-    private static final class DescriptorReader extends ChannelInboundHandlerAdapter {
+    static final class DescriptorReader extends ChannelInboundHandlerAdapter {
         final CompletableFuture<RemoteRegion> descriptor = new CompletableFuture<>();
         private final ByteBuf received = Unpooled.buffer();
 
@@ -135,7 +135,7 @@ class RdmaOneSidedTest {
     }
 
     /** A server exposing a table with {@code access} on each connection, and a client that has the descriptor. */
-    private record Session(Exposer exposer, Channel server, RdmaSocketChannel client, RemoteRegion remote) {
+    record Session(Exposer exposer, Channel server, RdmaSocketChannel client, RemoteRegion remote) {
         void close() throws InterruptedException {
             client.close().sync();
             server.close().sync();
@@ -144,15 +144,25 @@ class RdmaOneSidedTest {
     }
 
     private Session open(RemoteAccess... access) throws Exception {
+        return open(rdma, access);
+    }
+
+    /** Opens a server of {@code rdma} exposing its table with {@code access}, and a client with the descriptor. */
+    static Session open(RdmaTransportFixture rdma, RemoteAccess... access) throws Exception {
         Exposer exposer = new Exposer(access);
         Channel server = rdma.bind(rdma.server().childOption(RdmaChannelOption.EXPOSE_MEMORY, true)
                 .childHandler(exposer));
         DescriptorReader reader = new DescriptorReader();
-        RdmaSocketChannel client = client(server, reader);
+        RdmaSocketChannel client = client(rdma, server, reader);
         return new Session(exposer, server, client, reader.descriptor.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
     }
 
     private RdmaSocketChannel client(Channel server, DescriptorReader reader) throws InterruptedException {
+        return client(rdma, server, reader);
+    }
+
+    private static RdmaSocketChannel client(RdmaTransportFixture rdma, Channel server, DescriptorReader reader)
+            throws InterruptedException {
         return (RdmaSocketChannel) rdma.client().handler(reader).connect(server.localAddress()).sync().channel();
     }
 
@@ -170,7 +180,8 @@ class RdmaOneSidedTest {
         return future.cause();
     }
 
-    private static long word(ByteBuf memory, int index) {
+    /** Returns the 8-byte word at {@code index} of {@code memory}, in the host's byte order as atomics see it. */
+    static long word(ByteBuf memory, int index) {
         return ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? memory.getLongLE(index) : memory.getLong(index);
     }
 

@@ -15,6 +15,8 @@
  */
 package org.nettyrdma.channel.rdma;
 
+import static io.netty.util.internal.ObjectUtil.checkNotNull;
+
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.util.EnumSet;
@@ -27,6 +29,8 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import org.nettyrdma.channel.rdma.connection.ExposedMemory;
+import org.nettyrdma.channel.rdma.connection.OneSidedOperation;
+import org.nettyrdma.channel.rdma.connection.OneSidedOperationPool;
 import org.nettyrdma.channel.rdma.connection.OneSidedRequests;
 import org.nettyrdma.channel.rdma.connection.RdmaConnection;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
@@ -35,28 +39,35 @@ import org.nettyrdma.channel.rdma.memory.MemoryRegion;
 import org.nettyrdma.channel.rdma.memory.ProtectionDomain;
 
 /**
- * RDMA's memory semantics on one {@link RdmaSocketChannel} ({@link RdmaSocketChannel#oneSided()}):
- * expose memory to the peer, and read, write and update memory the peer exposed, without the peer's
- * CPU taking part (docs/one-sided.md).
+ * RDMA's memory semantics on one {@link RdmaSocketChannel} ({@link RdmaSocketChannel#oneSided()}): expose
+ * memory to the peer, and read, write and update memory the peer exposed, without the peer's CPU taking part
+ * (docs/one-sided.md).
  *
- * <p>Every method may be called from any thread and returns at once; the work runs on the channel's
- * event loop, where the futures complete. An operation is posted on the connection's send queue after
- * the bytes the channel flushed before it, and waits for room there rather than failing. A Read or
- * an atomic sees every Write of this side posted before it. What the peer's application did with
- * the stream meanwhile is not ordered with it: a reader that must see the peer's update waits for the
- * peer's word that it is done, or checks a version, as the examples do.
+ * <p>Every method may be called from any thread and returns at once; the work runs on the channel's event
+ * loop, where the futures complete. Each operation comes in two forms: one returns a {@link Future}; the
+ * other takes a {@link OneSidedCompletion}, which the caller keeps and passes to every call, told the result
+ * as a {@code long} (and a Read fills a buffer the caller keeps), so that a steady run of operations
+ * allocates nothing: no promise, no boxed value, no result buffer, and the transport's own records of the
+ * operation are recycled (docs/one-sided.md). An operation is posted on the connection's send queue after the
+ * bytes the channel flushed before it, and waits for room there rather than failing. A Read or an atomic sees
+ * every Write of this side posted before it. What the peer's application did with the stream meanwhile is not
+ * ordered with it: a reader that must see the peer's update waits for the peer's word that it is done, or
+ * checks a version, as the examples do.
  *
- * <p>Errors: arguments outside the descriptor (bounds, access, alignment) fail the future with an
- * {@link IllegalArgumentException} before anything is posted; a channel not connected, or closed, with
- * a {@link ClosedChannelException}; an operation or access the channel's device cannot run (an atomic
- * where the device has no atomics) with an {@link UnsupportedOperationException} naming the device and
- * what it lacks, before anything is posted (docs/devices.md); a request the peer's device refused with an
- * {@link RdmaRemoteAccessException}, after which the channel closes, as the device put the connection
- * in the error state.
+ * <p>Errors, told to the future or the completion alike: arguments outside the descriptor (bounds, access,
+ * alignment) fail the operation with an {@link IllegalArgumentException} before anything is posted (a
+ * {@code null} argument throws a {@link NullPointerException} instead); a channel not connected, or closed,
+ * with a {@link ClosedChannelException}; an operation or access the channel's device cannot run (an atomic
+ * where the device has no atomics) with an {@link UnsupportedOperationException} naming the device and what
+ * it lacks, before anything is posted (docs/devices.md); a request the peer's device refused with an
+ * {@link RdmaRemoteAccessException}, after which the channel closes, as the device put the connection in the
+ * error state.
  */
 public final class OneSidedOperations {
 
     private final RdmaSocketChannel channel;
+    /** The channel's operation records, reused by every call on any thread. */
+    private final OneSidedOperationPool operations = new OneSidedOperationPool(this::post);
 
     OneSidedOperations(RdmaSocketChannel channel) {
         this.channel = channel;
@@ -96,11 +107,13 @@ public final class OneSidedOperations {
         }
         buffer.retain();
         onLoop(promise, buffer, () -> {
-            RdmaConnection connection = connectedOrFail(promise);
-            if (connection == null) {
+            Throwable unavailable = unavailability();
+            if (unavailable != null) {
                 buffer.release();
+                promise.setFailure(unavailable);
                 return;
             }
+            RdmaConnection connection = channel.connection;
             if (access.contains(RemoteAccess.ATOMIC) && !connection.device().verbs().atomics()) {
                 buffer.release();
                 promise.setFailure(noAtomics(connection, "exposing memory with remote atomic access"));
@@ -144,25 +157,42 @@ public final class OneSidedOperations {
      */
     public Future<ByteBuf> read(RemoteRegion remote, long offset, int length) {
         Promise<ByteBuf> promise = channel.eventLoop().newPromise();
-        if (refused(promise, remote, RemoteAccess.READ, offset, length, OneSidedRequests.READ_VERB)) {
-            return promise;
+        IllegalArgumentException refused = refusal(remote, RemoteAccess.READ, offset, length,
+                OneSidedOperation.READ_VERB);
+        if (refused != null) {
+            return promise.setFailure(refused);
         }
-        if (channel.eventLoop().inEventLoop()) {
-            postRead(promise, remote, offset, length);
-        } else {
-            onLoop(promise, null, () -> postRead(promise, remote, offset, length));
-        }
+        ByteBuf result = channel.alloc().buffer(length, length);
+        submit(operations.read(remote, offset, length, result, 0,
+                PromiseCompletion.read(promise, result)));
         return promise;
     }
 
-    private void postRead(Promise<ByteBuf> promise, RemoteRegion remote, long offset, int length) {
-        RdmaConnection connection = connectedOrFail(promise);
-        if (connection == null) {
+    /**
+     * Reads {@code length} bytes at {@code offset} of {@code remote} with RDMA Read into
+     * {@code destination} from its writer index, which advances by {@code length} before
+     * {@code completion} is told the bytes read; unlike {@link #read(RemoteRegion, long, int)}, it
+     * allocates nothing once warm. {@code destination} grows now if it must, stays the caller's (it
+     * is never released here) and must not be touched until the completion: on a failure its bytes
+     * past the writer index are undefined and the writer index stays.
+     */
+    public void read(RemoteRegion remote, long offset, ByteBuf destination, int length,
+                     OneSidedCompletion completion) {
+        checkNotNull(destination, "destination");
+        checkNotNull(completion, "completion");
+        IllegalArgumentException refused = refusal(remote, RemoteAccess.READ, offset, length,
+                OneSidedOperation.READ_VERB);
+        if (refused == null && destination.maxWritableBytes() < length) {
+            refused = new IllegalArgumentException(OneSidedRequests.describe(OneSidedOperation.READ_VERB, remote,
+                    offset, length) + ": the destination has room for " + destination.maxWritableBytes() + " bytes");
+        }
+        if (refused != null) {
+            refuse(completion, refused);
             return;
         }
-        ByteBuf result = channel.alloc().buffer(length, length).writerIndex(length);
-        postInParts(connection, new OneSidedRequests.Operation(erase(promise), result, true,
-                OneSidedRequests.READ_VERB, remote, offset, length), true);
+        destination.ensureWritable(length);
+        submit(operations.read(remote, offset, length, destination, destination.writerIndex(),
+                completion));
     }
 
     /**
@@ -171,48 +201,26 @@ public final class OneSidedOperations {
      */
     public Future<Void> write(RemoteRegion remote, long offset, ByteBuf source) {
         Promise<Void> promise = channel.eventLoop().newPromise();
-        int length = source.readableBytes();
-        if (refused(promise, remote, RemoteAccess.WRITE, offset, length, OneSidedRequests.WRITE_VERB)) {
-            source.release();
-            return promise;
-        }
-        if (channel.eventLoop().inEventLoop()) {
-            postWrite(promise, remote, offset, source, length);
-        } else {
-            onLoop(promise, source, () -> postWrite(promise, remote, offset, source, length));
-        }
+        write(remote, offset, source, PromiseCompletion.write(promise));
         return promise;
     }
 
-    private void postWrite(Promise<Void> promise, RemoteRegion remote, long offset, ByteBuf source, int length) {
-        RdmaConnection connection = connectedOrFail(promise);
-        if (connection == null) {
+    /**
+     * Writes as {@link #write(RemoteRegion, long, ByteBuf)} does, {@code source} released alike (retain
+     * it to write it again), then tells {@code completion} the bytes written, allocating nothing once
+     * warm.
+     */
+    public void write(RemoteRegion remote, long offset, ByteBuf source, OneSidedCompletion completion) {
+        checkNotNull(source, "source");
+        checkNotNull(completion, "completion");
+        IllegalArgumentException refused = refusal(remote, RemoteAccess.WRITE, offset, source.readableBytes(),
+                OneSidedOperation.WRITE_VERB);
+        if (refused != null) {
             source.release();
+            refuse(completion, refused);
             return;
         }
-        postInParts(connection, new OneSidedRequests.Operation(erase(promise), source, false,
-                OneSidedRequests.WRITE_VERB, remote, offset, length), false);
-    }
-
-    /** Adds a Read's or a Write's requests, each at most the largest the connection takes, and posts them. */
-    private static void postInParts(RdmaConnection connection, OneSidedRequests.Operation operation, boolean read) {
-        OneSidedRequests requests = connection.oneSided();
-        int length = operation.length();
-        long remoteAddress = operation.remoteAddress();
-        int rkey = operation.rkey();
-        int largest = requests.largestRequest();
-        for (int done = 0; done < length; done += largest) {
-            int part = Math.min(largest, length - done);
-            if (read) {
-                requests.read(operation, done, part, remoteAddress + done, rkey);
-            } else {
-                requests.write(operation, done, part, remoteAddress + done, rkey);
-            }
-        }
-        if (!read) {
-            requests.endWrite(operation);
-        }
-        connection.postOneSided();
+        submit(operations.write(remote, offset, source, completion));
     }
 
     /**
@@ -222,7 +230,19 @@ public final class OneSidedOperations {
      * exposing host's byte order.
      */
     public Future<Long> compareAndSwap(RemoteRegion remote, long offset, long expect, long update) {
-        return atomic(remote, offset, WorkRequests.OPCODE_ATOMIC_CMP_AND_SWP, expect, update, "a compare-and-swap");
+        Promise<Long> promise = channel.eventLoop().newPromise();
+        compareAndSwap(remote, offset, expect, update, PromiseCompletion.atomic(promise));
+        return promise;
+    }
+
+    /**
+     * Compares and swaps as {@link #compareAndSwap(RemoteRegion, long, long, long)} does, then tells
+     * {@code completion} the word's value before, unboxed, allocating nothing once warm.
+     */
+    public void compareAndSwap(RemoteRegion remote, long offset, long expect, long update,
+                               OneSidedCompletion completion) {
+        atomic(remote, offset, WorkRequests.OPCODE_ATOMIC_CMP_AND_SWP, expect, update, "a compare-and-swap",
+                completion);
     }
 
     /**
@@ -230,41 +250,79 @@ public final class OneSidedOperations {
      * to every atomic on the word; the future holds the word's value before.
      */
     public Future<Long> fetchAndAdd(RemoteRegion remote, long offset, long delta) {
-        return atomic(remote, offset, WorkRequests.OPCODE_ATOMIC_FETCH_AND_ADD, delta, 0, "a fetch-and-add");
-    }
-
-    /** {@code verb} names the operation in error messages, which are made only when one fails. */
-    private Future<Long> atomic(RemoteRegion remote, long offset, int opcode, long compareAdd, long swap, String verb) {
         Promise<Long> promise = channel.eventLoop().newPromise();
-        if (refused(promise, remote, RemoteAccess.ATOMIC, offset, Long.BYTES, verb)) {
-            return promise;
-        }
-        if ((remote.address() + offset) % Long.BYTES != 0) {
-            return promise.setFailure(new IllegalArgumentException(
-                    OneSidedRequests.describe(verb, remote, offset, Long.BYTES) + ": the word is not 8-byte aligned"));
-        }
-        if (channel.eventLoop().inEventLoop()) {
-            postAtomic(promise, remote, offset, opcode, compareAdd, swap, verb);
-        } else {
-            onLoop(promise, null, () -> postAtomic(promise, remote, offset, opcode, compareAdd, swap, verb));
-        }
+        fetchAndAdd(remote, offset, delta, PromiseCompletion.atomic(promise));
         return promise;
     }
 
-    private void postAtomic(Promise<Long> promise, RemoteRegion remote, long offset, int opcode, long compareAdd,
-                            long swap, String verb) {
-        RdmaConnection connection = connectedOrFail(promise);
-        if (connection == null) {
+    /**
+     * Adds as {@link #fetchAndAdd(RemoteRegion, long, long)} does, then tells {@code completion} the
+     * word's value before, unboxed, allocating nothing once warm.
+     */
+    public void fetchAndAdd(RemoteRegion remote, long offset, long delta, OneSidedCompletion completion) {
+        atomic(remote, offset, WorkRequests.OPCODE_ATOMIC_FETCH_AND_ADD, delta, 0, "a fetch-and-add", completion);
+    }
+
+    /** {@code verb} names the operation in error messages, which are made only when one fails. */
+    private void atomic(RemoteRegion remote, long offset, int opcode, long compareAdd, long swap, String verb,
+                        OneSidedCompletion completion) {
+        checkNotNull(completion, "completion");
+        IllegalArgumentException refused = refusal(remote, RemoteAccess.ATOMIC, offset, Long.BYTES, verb);
+        if (refused == null && (remote.address() + offset) % Long.BYTES != 0) {
+            refused = new IllegalArgumentException(OneSidedRequests.describe(verb, remote, offset, Long.BYTES)
+                    + ": the word is not 8-byte aligned");
+        }
+        if (refused != null) {
+            refuse(completion, refused);
             return;
         }
-        if (!connection.device().verbs().atomics()) {
-            promise.setFailure(noAtomics(connection, verb));
+        submit(operations.atomic(remote, offset, opcode, compareAdd, swap, verb, completion));
+    }
+
+    /**
+     * Posts {@code operation} on the event loop, at once when called there, where no task is made;
+     * from another thread the operation is itself the task. If the loop is gone, fails it here.
+     */
+    private void submit(OneSidedOperation operation) {
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+            post(operation);
             return;
         }
-        OneSidedRequests.Operation operation = new OneSidedRequests.Operation(erase(promise), null, false, verb,
-                remote, offset, Long.BYTES);
-        connection.oneSided().atomic(operation, opcode, remote.address() + offset, remote.rkey(), compareAdd, swap);
+        try {
+            loop.execute(operation);
+        } catch (RejectedExecutionException e) {
+            operation.fail(new ClosedChannelException());
+        }
+    }
+
+    /** Adds {@code operation}'s requests to the connection and posts them, or fails it; on the event loop. */
+    private void post(OneSidedOperation operation) {
+        Throwable unavailable = unavailability();
+        RdmaConnection connection = channel.connection;
+        if (unavailable == null && operation.isAtomic() && !connection.device().verbs().atomics()) {
+            unavailable = noAtomics(connection, operation.verb());
+        }
+        if (unavailable != null) {
+            operation.fail(unavailable);
+            return;
+        }
+        connection.oneSided().add(operation);
         connection.postOneSided();
+    }
+
+    /** Tells {@code completion} of {@code cause} on the event loop, or here if the loop is gone. */
+    private void refuse(OneSidedCompletion completion, Throwable cause) {
+        EventLoop loop = channel.eventLoop();
+        if (!loop.inEventLoop()) {
+            try {
+                loop.execute(() -> completion.operationComplete(0, cause));
+                return;
+            } catch (RejectedExecutionException e) {
+                // Told here, as the interface allows once the loop has shut down.
+            }
+        }
+        completion.operationComplete(0, cause);
     }
 
     /** Returns the error of {@code operation}, which needs atomics, on a connection whose device has none. */
@@ -272,41 +330,37 @@ public final class OneSidedOperations {
         return connection.device().verbs().unsupported(operation, "atomics", "atomic_cap NONE");
     }
 
-    /** Fails {@code promise} if the request is outside what {@code remote} says it grants. */
-    private static boolean refused(Promise<?> promise, RemoteRegion remote, RemoteAccess access, long offset,
-                                   int length, String verb) {
+    /** Returns why the request is outside what {@code remote} says it grants, or {@code null} if it is not. */
+    private static IllegalArgumentException refusal(RemoteRegion remote, RemoteAccess access, long offset, int length,
+                                                    String verb) {
+        checkNotNull(remote, "remote");
         if (!remote.grants(access)) {
-            promise.setFailure(new IllegalArgumentException(OneSidedRequests.describe(verb, remote, offset, length)
-                    + ": the region does not grant " + access));
-            return true;
+            return new IllegalArgumentException(OneSidedRequests.describe(verb, remote, offset, length)
+                    + ": the region does not grant " + access);
         }
         if (length <= 0 || offset < 0 || offset > remote.length() - length) {
-            promise.setFailure(new IllegalArgumentException(OneSidedRequests.describe(verb, remote, offset, length)
-                    + ": outside the region's " + remote.length()
-                    + " bytes, or empty"));
-            return true;
+            return new IllegalArgumentException(OneSidedRequests.describe(verb, remote, offset, length)
+                    + ": outside the region's " + remote.length() + " bytes, or empty");
         }
-        return false;
+        return null;
     }
 
-    private RdmaConnection connectedOrFail(Promise<?> promise) {
+    /** Returns why no one-sided request can be posted now, or {@code null} if one can: on the event loop. */
+    private Throwable unavailability() {
         TcpCarrier tcp = channel.carrier;
         if (tcp != null) {
-            promise.setFailure(tcp.oneSidedUnsupported());
-            return null;
+            return tcp.oneSidedUnsupported();
         }
         RdmaConnection connection = channel.connection;
         if (connection == null || !channel.isActive()) {
-            promise.setFailure(new ClosedChannelException());
-            return null;
+            return new ClosedChannelException();
         }
-        return connection;
+        return null;
     }
 
     /**
      * Runs {@code task} on the event loop, at once when called there; if the loop is gone, fails
-     * {@code promise} and releases {@code held}. Read, Write and the atomics look for the loop
-     * themselves first, so that a call made there creates no task object.
+     * {@code promise} and releases {@code held}.
      */
     private void onLoop(Promise<?> promise, ByteBuf held, Runnable task) {
         EventLoop loop = channel.eventLoop();
@@ -322,10 +376,5 @@ public final class OneSidedOperations {
             }
             promise.tryFailure(new ClosedChannelException());
         }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Promise<Object> erase(Promise<?> promise) {
-        return (Promise<Object>) promise;
     }
 }

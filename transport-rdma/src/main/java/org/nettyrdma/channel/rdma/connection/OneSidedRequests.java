@@ -21,8 +21,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.concurrent.ImmediateEventExecutor;
-import io.netty.util.concurrent.Promise;
+import io.netty.util.internal.PlatformDependent;
 import org.nettyrdma.channel.rdma.RdmaRemoteAccessException;
 import org.nettyrdma.channel.rdma.RemoteRegion;
 import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
@@ -31,20 +30,17 @@ import org.nettyrdma.channel.rdma.memory.SendBlocks;
 import org.nettyrdma.channel.rdma.memory.StagingBlock;
 
 /**
- * The one-sided requests of one connection ({@code OneSidedOperations}): each operation becomes one
- * or more work requests on the connection's send queue, posted in the order asked, after what the
- * channel flushed before, and waiting for send queue room or landing memory rather than failing.
- * RDMA Read data and atomic results land in blocks registered with local write access for this
- * connection ({@link #landing}), since the shared pool's are the device's to read only; Write data is
- * staged like a Send's. Every request is signaled: its completion completes its operation's part.
+ * The one-sided requests of one connection ({@code OneSidedOperations}): each {@link OneSidedOperation}
+ * becomes one or more work requests on the connection's send queue, posted in the order asked, after
+ * what the channel flushed before, and waiting for send queue room or landing memory rather than
+ * failing. RDMA Read data and atomic results land in blocks registered with local write access for
+ * this connection ({@link #landing}), since the shared pool's are the device's to read only; Write data
+ * is staged like a Send's. Every request is signaled: its completion completes its operation's part.
+ * The parts are kept for reuse once done, so that a steady run of operations allocates nothing.
  *
  * <p>Used on the channel's event loop only.
  */
 public final class OneSidedRequests {
-
-    /** The names of the operations in error messages. */
-    public static final String READ_VERB = "an RDMA Read";
-    public static final String WRITE_VERB = "an RDMA Write";
 
     private static final int READ = 0;
     private static final int WRITE = 1;
@@ -55,123 +51,83 @@ public final class OneSidedRequests {
     private static final int NUDGE = 4;
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
-    /** One operation the application asked for: its promise, and what its requests fill or send. */
-    public static final class Operation {
-        final Promise<Object> promise;
-        /** The buffer a Read fills, or the bytes a Write sends; {@code null} for an atomic. */
-        final ByteBuf buffer;
-        /** A Read's buffer goes to the application; a Write's bytes are the operation's to release. */
-        final boolean handsBufferUp;
-        /** What the operation is, kept in parts: the message is made only if the operation fails. */
-        private final String verb;
-        private final RemoteRegion remote;
-        private final long offset;
-        private final int length;
-        int partsLeft;
-        long value;
-        boolean failed;
-
-        public Operation(Promise<Object> promise, ByteBuf buffer, boolean handsBufferUp, String verb, RemoteRegion remote,
-                         long offset, int length) {
-            this.promise = promise;
-            this.buffer = buffer;
-            this.handsBufferUp = handsBufferUp;
-            this.verb = verb;
-            this.remote = remote;
-            this.offset = offset;
-            this.length = length;
-        }
-
-        /** Returns the bytes the operation moves. */
-        public int length() {
-            return length;
-        }
-
-        /** Returns the address of the operation's first byte in the peer's memory. */
-        public long remoteAddress() {
-            return remote.address() + offset;
-        }
-
-        /** Returns the key the peer granted the region with. */
-        public int rkey() {
-            return remote.rkey();
-        }
-
-        /** Says what the operation is, for the message of its failure. */
-        String what() {
-            return describe(verb, remote, offset, length);
-        }
-    }
-
-    /** One work request of an operation. */
+    /** One work request of an operation; kept in {@link #spareParts} once done. */
     private static final class Part {
-        final Operation operation;
-        final int kind;
-        final int opcode;
-        final int offset;
-        final int length;
-        final long remoteAddress;
-        final int rkey;
-        final long compareAdd;
-        final long swap;
+        OneSidedOperation operation;
+        int kind;
+        int opcode;
+        int offset;
+        int length;
+        long remoteAddress;
+        int rkey;
+        long compareAdd;
+        long swap;
         long sequence;
         StagingBlock landed;
         int landedOffset;
         long landingMark;
-
-        Part(Operation operation, int kind, int opcode, int offset, int length, long remoteAddress, int rkey,
-             long compareAdd, long swap) {
-            this.operation = operation;
-            this.kind = kind;
-            this.opcode = opcode;
-            this.offset = offset;
-            this.length = length;
-            this.remoteAddress = remoteAddress;
-            this.rkey = rkey;
-            this.compareAdd = compareAdd;
-            this.swap = swap;
-        }
+        /** The next spare part while this one is spare. */
+        Part nextSpare;
     }
 
     private final RdmaSender sender;
     private final SendBlocks landing;
     /** Whether a Write is followed by a {@link #CONFIRMATION}: its own completion does not say it was placed. */
     private final boolean confirmsWrites;
+    /**
+     * The most parts kept spare: as many as the send queue holds requests, the most that are in
+     * flight at once; a burst that waited beyond them leaves no more behind.
+     */
+    private final int maxSpareParts;
     private final ArrayDeque<Part> waiting = new ArrayDeque<>();
     private final ArrayDeque<Part> posted = new ArrayDeque<>();
+    private Part spareParts;
+    private int spareCount;
     private boolean closed;
 
-    OneSidedRequests(RdmaSender sender, SendBlocks landing, boolean confirmsWrites) {
+    OneSidedRequests(RdmaSender sender, SendBlocks landing, boolean confirmsWrites, int sendDepth) {
         this.sender = sender;
         this.landing = landing;
         this.confirmsWrites = confirmsWrites;
+        this.maxSpareParts = sendDepth;
     }
 
     /** Returns the largest request: a Read lands in one region of a landing block, a Write is staged in one. */
-    public int largestRequest() {
+    private int largestRequest() {
         return Math.min(landing.largestRegion(), sender.largestStagedRegion());
     }
 
-    /** Adds a Read of {@code length} bytes at {@code remoteAddress} into {@code operation}'s buffer at {@code offset}. */
-    public void read(Operation operation, int offset, int length, long remoteAddress, int rkey) {
-        add(new Part(operation, READ, WorkRequests.OPCODE_RDMA_READ, offset, length, remoteAddress, rkey, 0, 0));
-    }
-
-    /** Adds a Write of {@code length} bytes of {@code operation}'s buffer from {@code offset} to {@code remoteAddress}. */
-    public void write(Operation operation, int offset, int length, long remoteAddress, int rkey) {
-        add(new Part(operation, WRITE, WorkRequests.OPCODE_RDMA_WRITE, offset, length, remoteAddress, rkey, 0, 0));
-    }
-
     /**
-     * Ends a Write's requests: where a Write's completion does not say that the peer's device placed it
-     * (iWARP, {@link org.nettyrdma.channel.rdma.memory.DeviceVerbs#writeCompletionsConfirmPlacement()}),
-     * adds a zero-length RDMA Read after them, which the peer's device answers only once it placed the
-     * Writes before it; a key it refused ends the connection instead, and the operation fails.
+     * Adds the requests of {@code operation}: a Read's or a Write's, each at most the largest the
+     * connection takes, or an atomic's one. Where a Write's completion does not say that the peer's
+     * device placed it (iWARP,
+     * {@link org.nettyrdma.channel.rdma.memory.DeviceVerbs#writeCompletionsConfirmPlacement()}),
+     * a zero-length RDMA Read follows the Write's requests, which the peer's device answers only once
+     * it placed the Writes before it; a key it refused ends the connection instead, and the operation
+     * fails. Once the connection closed, fails the operation instead.
      */
-    public void endWrite(Operation operation) {
-        if (confirmsWrites) {
-            add(new Part(operation, CONFIRMATION, WorkRequests.OPCODE_RDMA_READ, 0, 0, operation.remoteAddress(),
-                    operation.rkey(), 0, 0));
+    public void add(OneSidedOperation operation) {
+        if (closed) {
+            operation.fail(new ClosedChannelException());
+            return;
+        }
+        long remoteAddress = operation.remoteAddress();
+        int rkey = operation.rkey();
+        if (operation.kind == OneSidedOperation.Kind.ATOMIC) {
+            add(operation, ATOMIC, operation.opcode, 0, Long.BYTES, remoteAddress, rkey, operation.compareAdd,
+                    operation.swap);
+            return;
+        }
+        boolean read = operation.kind == OneSidedOperation.Kind.READ;
+        int kind = read ? READ : WRITE;
+        int opcode = read ? WorkRequests.OPCODE_RDMA_READ : WorkRequests.OPCODE_RDMA_WRITE;
+        int length = operation.length();
+        int largest = largestRequest();
+        for (int done = 0; done < length; done += largest) {
+            add(operation, kind, opcode, done, Math.min(largest, length - done), remoteAddress + done, rkey, 0, 0);
+        }
+        if (!read && confirmsWrites) {
+            add(operation, CONFIRMATION, WorkRequests.OPCODE_RDMA_READ, 0, 0, remoteAddress, rkey, 0, 0);
         }
     }
 
@@ -180,19 +136,45 @@ public final class OneSidedRequests {
      * device answers it after reading whatever came before it ({@link HelloNudge}).
      */
     void nudge() {
-        Operation operation = new Operation(ImmediateEventExecutor.INSTANCE.newPromise(), null, false,
-                "a zero-length RDMA Read that nudges the peer's device", null, 0, 0);
-        add(new Part(operation, NUDGE, WorkRequests.OPCODE_RDMA_READ, 0, 0, 0, 0, 0, 0));
+        if (!closed) {
+            add(OneSidedOperation.nudge(), NUDGE, WorkRequests.OPCODE_RDMA_READ, 0, 0, 0, 0, 0, 0);
+        }
     }
 
-    /** Adds an atomic ({@code opcode}) on the word at {@code remoteAddress}. */
-    public void atomic(Operation operation, int opcode, long remoteAddress, int rkey, long compareAdd, long swap) {
-        add(new Part(operation, ATOMIC, opcode, 0, Long.BYTES, remoteAddress, rkey, compareAdd, swap));
-    }
-
-    private void add(Part part) {
-        part.operation.partsLeft++;
+    private void add(OneSidedOperation operation, int kind, int opcode, int offset, int length, long remoteAddress,
+                     int rkey, long compareAdd, long swap) {
+        Part part = spareParts;
+        if (part != null) {
+            spareParts = part.nextSpare;
+            part.nextSpare = null;
+            spareCount--;
+        } else {
+            part = new Part();
+        }
+        part.operation = operation;
+        part.kind = kind;
+        part.opcode = opcode;
+        part.offset = offset;
+        part.length = length;
+        part.remoteAddress = remoteAddress;
+        part.rkey = rkey;
+        part.compareAdd = compareAdd;
+        part.swap = swap;
+        operation.partsLeft++;
         waiting.add(part);
+    }
+
+    /** Ends {@code part}: it is kept spare, and its operation told that one of its requests is done. */
+    private void done(Part part) {
+        OneSidedOperation operation = part.operation;
+        part.operation = null;
+        part.landed = null;
+        if (spareCount < maxSpareParts) {
+            part.nextSpare = spareParts;
+            spareParts = part;
+            spareCount++;
+        }
+        operation.partDone();
     }
 
     /** Posts the requests that wait, in order, as far as the send queue and the landing memory allow. */
@@ -200,7 +182,7 @@ public final class OneSidedRequests {
         while (!closed && !waiting.isEmpty()) {
             Part part = waiting.peek();
             if (part.operation.failed) {
-                waiting.poll();
+                done(waiting.poll());
                 continue;
             }
             if (!post(part)) {
@@ -217,8 +199,8 @@ public final class OneSidedRequests {
             return part.sequence >= 0;
         }
         if (part.kind == WRITE) {
-            ByteBuf source = part.operation.buffer;
-            part.sequence = sender.postWrite(source, source.readerIndex() + part.offset, part.length,
+            OneSidedOperation operation = part.operation;
+            part.sequence = sender.postWrite(operation.buffer, operation.index + part.offset, part.length,
                     part.remoteAddress, part.rkey);
             return part.sequence >= 0;
         }
@@ -260,34 +242,35 @@ public final class OneSidedRequests {
     void completed(long sequence) {
         while (!posted.isEmpty() && posted.peek().sequence <= sequence) {
             Part part = posted.poll();
-            Operation operation = part.operation;
+            OneSidedOperation operation = part.operation;
             if (part.landed != null) {
-                ByteBuf memory = part.landed.memory();
-                if (part.kind == READ) {
-                    operation.buffer.setBytes(part.offset, memory, part.landedOffset, part.length);
-                } else if (part.kind == ATOMIC) {
-                    operation.value = LITTLE_ENDIAN ? memory.getLongLE(part.landedOffset)
-                            : memory.getLong(part.landedOffset);
+                // A failed operation's buffer is no longer the transport's to fill.
+                if (!operation.failed) {
+                    ByteBuf memory = part.landed.memory();
+                    if (part.kind == READ) {
+                        land(operation.buffer, operation.index + part.offset, part);
+                    } else if (part.kind == ATOMIC) {
+                        operation.value = LITTLE_ENDIAN ? memory.getLongLE(part.landedOffset)
+                                : memory.getLong(part.landedOffset);
+                    }
                 }
                 landing.returnTo(part.landingMark);
             }
-            if (--operation.partsLeft == 0 && !operation.failed) {
-                succeed(operation);
-            }
+            done(part);
         }
     }
 
-    private static void succeed(Operation operation) {
-        if (operation.buffer == null) {
-            operation.promise.trySuccess(operation.value);
-        } else if (operation.handsBufferUp) {
-            if (!operation.promise.trySuccess(operation.buffer)) {
-                // Cancelled meanwhile: nobody takes the bytes.
-                operation.buffer.release();
-            }
+    /**
+     * Copies what {@code part} read out of its landing block into {@code destination} at {@code index}:
+     * address to address where the destination has one, since Netty 4.2's default buffers copy from
+     * another kind of buffer through a ByteBuffer view made per call.
+     */
+    private static void land(ByteBuf destination, int index, Part part) {
+        if (destination.hasMemoryAddress()) {
+            PlatformDependent.copyMemory(part.landed.address() + part.landedOffset, destination.memoryAddress() + index,
+                    part.length);
         } else {
-            operation.buffer.release();
-            operation.promise.trySuccess(null);
+            destination.setBytes(index, part.landed.memory(), part.landedOffset, part.length);
         }
     }
 
@@ -306,7 +289,11 @@ public final class OneSidedRequests {
             // IBV_WC_LOC_QP_OP_ERR, before its confirmation is sent.
             boolean unconfirmed = part.kind == CONFIRMATION
                     || part.kind == WRITE && confirmsWrites && status != WorkCompletionStatus.WR_FLUSH_ERR;
-            fail(part.operation, unconfirmed ? unconfirmed(part.operation) : failure(part.operation, status));
+            OneSidedOperation operation = part.operation;
+            if (!operation.failed) {
+                operation.fail(unconfirmed ? unconfirmed(operation) : failure(operation, status));
+            }
+            done(part);
         }
     }
 
@@ -314,14 +301,14 @@ public final class OneSidedRequests {
      * The failure of a Write whose confirmation did not come back: on iWARP the peer's device ends the
      * connection when it refuses a key, and nothing else says which key or why.
      */
-    private static Throwable unconfirmed(Operation operation) {
+    private static Throwable unconfirmed(OneSidedOperation operation) {
         return new RdmaRemoteAccessException(operation.what() + " was not confirmed placed: the connection ended "
                 + "first, as an iWARP device ends it when it refuses a Write (a revoked key, a key exposed on another "
                 + "connection, bytes past the region or no write access), and as it ends when the peer goes away or "
                 + "this channel closes; the connection is closed");
     }
 
-    private static Throwable failure(Operation operation, int status) {
+    private static Throwable failure(OneSidedOperation operation, int status) {
         if (status == WorkCompletionStatus.WR_FLUSH_ERR) {
             ClosedChannelException closed = new ClosedChannelException();
             closed.initCause(new IOException(operation.what() + " was flushed: the connection failed or closed first"));
@@ -336,17 +323,6 @@ public final class OneSidedRequests {
                 + "; the connection is closed");
     }
 
-    private static void fail(Operation operation, Throwable cause) {
-        if (operation.failed) {
-            return;
-        }
-        operation.failed = true;
-        operation.promise.tryFailure(cause);
-        if (operation.buffer != null) {
-            operation.buffer.release();
-        }
-    }
-
     /**
      * Fails every operation still waiting or in flight and gives the landing blocks back: the queue
      * pair is destroyed, the device writes nothing any more.
@@ -359,29 +335,26 @@ public final class OneSidedRequests {
         // A Write whose confirmation is in flight was sent whole, and may have been refused: say so
         // before its parts still in flight fail it as merely closed.
         for (Part part : posted) {
-            if (part.kind == CONFIRMATION) {
-                fail(part.operation, unconfirmed(part.operation));
+            if (part.kind == CONFIRMATION && !part.operation.failed) {
+                part.operation.fail(unconfirmed(part.operation));
             }
         }
+        // Polled, not iterated: a completion told here may start another operation, which add() fails.
         ClosedChannelException cause = new ClosedChannelException();
-        for (Part part : posted) {
-            fail(part.operation, cause);
-        }
-        for (Part part : waiting) {
-            fail(part.operation, cause);
-        }
-        posted.clear();
-        waiting.clear();
+        failAll(posted, cause);
+        failAll(waiting, cause);
         landing.close();
+    }
+
+    private void failAll(ArrayDeque<Part> parts, Throwable cause) {
+        for (Part part = parts.poll(); part != null; part = parts.poll()) {
+            part.operation.fail(cause);
+            done(part);
+        }
     }
 
     /** Describes {@code verb} of {@code length} bytes at {@code offset} of {@code remote}, for an error message. */
     public static String describe(String verb, RemoteRegion remote, long offset, int length) {
         return verb + " of " + length + " bytes at offset " + offset + " of " + remote;
-    }
-
-    /** Fails {@code operation} before any of its requests was posted: the channel is not connected, say. */
-    static void refuse(Operation operation, Throwable cause) {
-        fail(operation, cause);
     }
 }

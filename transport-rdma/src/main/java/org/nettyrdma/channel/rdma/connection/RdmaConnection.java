@@ -130,7 +130,7 @@ public final class RdmaConnection {
                     staging);
             oneSided = new OneSidedRequests(sender, new SendBlocks(new RegisteredBlocks(device, ownPd,
                     RegisteredBuffer.LOCAL_WRITE, "RDMA Read and atomic results"), sendBufferSize),
-                    !device.verbs().writeCompletionsConfirmPlacement());
+                    !device.verbs().writeCompletionsConfirmPlacement(), sendDepth);
             rings = new RingOwner(listener, memory, resources, sender, receiver, eventLoop,
                     settings.ringIdleMillis());
             hello = new HelloExchange(sender, receiver, accepted ? HelloExchange.Turn.ANSWERS
