@@ -200,8 +200,8 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
 
     /**
      * Hands {@code buf} to Netty's leak detector like the buffers this allocator makes: used for the
-     * ring pieces a channel hands up, so that a pipeline that never releases one is reported, not only
-     * noticed as a sender that stalls once the ring is full.
+     * receive slots and ring pieces a channel hands up in place, so that a pipeline that never releases
+     * one is reported, not only noticed as a sender that stalls once the slots or the ring are held.
      */
     static ByteBuf trackLeaks(ByteBuf buf) {
         return toLeakAwareBuffer(buf);

@@ -104,9 +104,9 @@ final class InboundReader {
 
     /**
      * Takes the next piece of received data, which is next ({@link #hasInbound()} and not
-     * {@link #endOfInputIsNext()}), about {@code handle.guess()} bytes as a stream transport reads.
-     * A Send's payload goes up in its slot while the loans allow ({@link SlotLoans}), the payloads of
-     * consecutive slots as one composite buffer; a ring region in place if the channel asked for it,
+     * {@link #endOfInputIsNext()}), at most {@code handle.guess()} bytes as a stream transport reads.
+     * A Send's payload within the guess goes up in its slot while the loans allow ({@link SlotLoans}),
+     * the payloads of consecutive slots as one composite buffer; a ring region in place if the channel asked for it,
      * in a recycled buffer that holds the region until released. Anything else is copied into a
      * buffer from {@code handle}, and its slot posted again or its ring space returned once all of it
      * was read.
@@ -121,7 +121,9 @@ final class InboundReader {
         if (ring != null && inPlace) {
             return readRegionInPlace(message, ring, handle, alloc);
         }
-        if (ring == null && loans.mayLend(slots.share())) {
+        // A read hands up at most its guess, as a stream transport reads: a payload larger than the
+        // guess is copied a guess at a time (the guess grows with reads that fill it).
+        if (ring == null && message.remaining() <= handle.guess() && loans.mayLend(slots.share())) {
             return lendSlots(message, handle, alloc);
         }
         return copyOut(message, ring, handle, alloc);

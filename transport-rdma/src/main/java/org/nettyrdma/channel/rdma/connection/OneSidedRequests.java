@@ -266,7 +266,7 @@ public final class OneSidedRequests {
      * another kind of buffer through a ByteBuffer view made per call.
      */
     private static void land(ByteBuf destination, int index, Part part) {
-        if (destination.hasMemoryAddress()) {
+        if (destination.hasMemoryAddress() && PlatformDependent.hasUnsafe()) {
             PlatformDependent.copyMemory(part.landed.address() + part.landedOffset, destination.memoryAddress() + index,
                     part.length);
         } else {

@@ -21,8 +21,8 @@ import org.nettyrdma.channel.rdma.memory.SendBlocks;
 
 /**
  * What a connection takes from the process's registered allocator, which the public package owns: the
- * pool's blocks to stage copied sends in, and Netty's leak detector for the ring pieces it hands up.
- * Given to the {@link RdmaConnection} when it is made, so that the allocator keeps both out of its
+ * pool's blocks to stage copied sends in, and Netty's leak detector for the receive slots and ring
+ * pieces it hands up in place. Given to the {@link RdmaConnection} when it is made, so that the allocator keeps both out of its
  * public API. Called on the connection's event loop.
  */
 public interface PooledMemory {

@@ -202,7 +202,7 @@ final class SendQueue {
         if (!hasRoom() || !staging.place(length, staging.maxInline())) {
             return NO_ROOM;
         }
-        if (source.hasMemoryAddress()) {
+        if (source.hasMemoryAddress() && PlatformDependent.hasUnsafe()) {
             // Netty 4.2's default buffers copy from another kind of buffer through a ByteBuffer view
             // made per call: an address-to-address copy leaves no garbage per Write.
             PlatformDependent.copyMemory(source.memoryAddress() + index, staging.placedAddress(), length);
