@@ -16,6 +16,7 @@
 package org.nettyrdma.channel.rdma.connection;
 
 import java.util.ArrayDeque;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
 import org.nettyrdma.channel.rdma.protocol.RdmaProtocol;
@@ -39,6 +40,18 @@ final class InboundQueue {
         private int consumed;
         private long token;
         private OfferedRing ring;
+        /** The slot's loan once a piece of it went up in place, else {@code null}. */
+        private SlotLoans.Loan loan;
+
+        /** Returns the slot's loan, once a piece of it went up in place; else {@code null}. */
+        SlotLoans.Loan loan() {
+            return loan;
+        }
+
+        /** Records that pieces of the slot go up in place under {@code loan}. */
+        void lent(SlotLoans.Loan loan) {
+            this.loan = loan;
+        }
 
         /** Returns the message type ({@link RdmaProtocol#TYPE_DATA} or the end of input). */
         int type() {
@@ -99,6 +112,7 @@ final class InboundQueue {
         message.consumed = 0;
         message.token = token;
         message.ring = ring;
+        message.loan = null;
         return message;
     }
 
@@ -137,17 +151,21 @@ final class InboundQueue {
         Message message = queue.poll();
         if (message != null) {
             message.ring = null;
+            message.loan = null;
             spare.add(message);
         }
     }
 
     /**
-     * Empties the queue, giving each slot a message still waits in to {@code slotReleaser}, and
-     * letting go of the memory of each ring a region waits in.
+     * Empties the queue, giving each slot a message still waits in to {@code slotReleaser} (a slot
+     * partly lent to {@code lentSlots}, which waits for its pieces), and letting go of the memory of
+     * each ring a region waits in.
      */
-    void clear(IntConsumer slotReleaser) {
+    void clear(IntConsumer slotReleaser, Consumer<SlotLoans.Loan> lentSlots) {
         for (Message message : queue) {
-            if (message.slot >= 0) {
+            if (message.loan != null) {
+                lentSlots.accept(message.loan);
+            } else if (message.slot >= 0) {
                 slotReleaser.accept(message.slot);
             } else if (message.ring != null && message.ring.memory() != null) {
                 message.ring.memory().releaseMemory();

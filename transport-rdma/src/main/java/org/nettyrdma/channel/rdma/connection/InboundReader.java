@@ -105,9 +105,9 @@ final class InboundReader {
     /**
      * Takes the next piece of received data, which is next ({@link #hasInbound()} and not
      * {@link #endOfInputIsNext()}), at most {@code handle.guess()} bytes as a stream transport reads.
-     * A Send's payload within the guess goes up in its slot while the loans allow ({@link SlotLoans}),
-     * the payloads of consecutive slots as one composite buffer; a ring region in place if the channel asked for it,
-     * in a recycled buffer that holds the region until released. Anything else is copied into a
+     * A Send's payload goes up in its slot while the loans allow ({@link SlotLoans}), a guess at a
+     * time, the payloads of consecutive slots as one composite buffer; a ring region in place if the
+     * channel asked for it, in a recycled buffer that holds the region until released. Anything else is copied into a
      * buffer from {@code handle}, and its slot posted again or its ring space returned once all of it
      * was read.
      */
@@ -121,9 +121,8 @@ final class InboundReader {
         if (ring != null && inPlace) {
             return readRegionInPlace(message, ring, handle, alloc);
         }
-        // A read hands up at most its guess, as a stream transport reads: a payload larger than the
-        // guess is copied a guess at a time (the guess grows with reads that fill it).
-        if (ring == null && message.remaining() <= handle.guess() && loans.mayLend(slots.share())) {
+        // A slot partly handed up goes on in place; a new one while the loans allow.
+        if (ring == null && (message.loan() != null || loans.mayLend(slots.share()))) {
             return lendSlots(message, handle, alloc);
         }
         return copyOut(message, ring, handle, alloc);
@@ -143,23 +142,22 @@ final class InboundReader {
     }
 
     /**
-     * Lends the slot of {@code message}, and of the Sends after it while they fit {@code handle.guess()}
-     * and the loans allow, each with all of its unread payload: one buffer, or a composite of them.
+     * Hands up, in their slots, at most {@code handle.guess()} bytes of {@code message} and, whole, of
+     * the Sends after it while they fit the guess and the loans allow: one buffer, or a composite.
      */
     private ByteBuf lendSlots(InboundQueue.Message message, RecvByteBufAllocator.Handle handle,
                               ByteBufAllocator alloc) {
-        int wanted = handle.guess();
-        int total = message.remaining();
-        ByteBuf first = lendSlot(message, alloc);
+        int wanted = Math.max(1, handle.guess());
+        ByteBuf first = lendPiece(message, Math.min(message.remaining(), wanted), alloc);
+        int total = first.readableBytes();
         CompositeByteBuf pieces = null;
-        for (InboundQueue.Message next = inbound.peek(); next != null && isSlotData(next)
-                && total + next.remaining() <= wanted && loans.mayLend(slots.share());
-                next = inbound.peek()) {
+        for (InboundQueue.Message next = inbound.peek(); next != null && isSlotData(next) && next.loan() == null
+                && total + next.remaining() <= wanted && loans.mayLend(slots.share()); next = inbound.peek()) {
             if (pieces == null) {
                 pieces = alloc.compositeDirectBuffer(Integer.MAX_VALUE).addComponent(true, first);
             }
             total += next.remaining();
-            pieces.addComponent(true, lendSlot(next, alloc));
+            pieces.addComponent(true, lendPiece(next, next.remaining(), alloc));
         }
         handle.attemptedBytesRead(total);
         return pieces != null ? pieces : first;
@@ -169,14 +167,23 @@ final class InboundReader {
         return message.type() == RdmaProtocol.TYPE_DATA && message.ring() == null;
     }
 
-    /** Lends the slot of {@code message}, the head of the queue, with its unread payload, and removes the message. */
-    private ByteBuf lendSlot(InboundQueue.Message message, ByteBufAllocator alloc) {
-        int slot = message.slot();
-        ByteBuf piece = pooled.trackLeaks(loans.lend(alloc, srq.regionOf(slot), slot, message.readOffset(),
-                message.remaining()));
-        inbound.consume(message, message.remaining());
-        // The slot is the buffer's now: it comes back through slotReturned.
-        inbound.recycle();
+    /**
+     * Hands up the next {@code length} unread bytes of {@code message}, at the head of the queue, in its
+     * slot: the slot is lent on its first piece, and comes back once all of it was read and every
+     * piece released.
+     */
+    private ByteBuf lendPiece(InboundQueue.Message message, int length, ByteBufAllocator alloc) {
+        SlotLoans.Loan loan = message.loan();
+        if (loan == null) {
+            int slot = message.slot();
+            loan = loans.open(srq.regionOf(slot), slot);
+            message.lent(loan);
+        }
+        ByteBuf piece = pooled.trackLeaks(loans.piece(loan, alloc, message.readOffset(), length));
+        if (inbound.consume(message, length)) {
+            loans.allRead(loan);
+            inbound.recycle();
+        }
         return piece;
     }
 
@@ -284,6 +291,6 @@ final class InboundReader {
      */
     void close() {
         closed = true;
-        inbound.clear(slots::release);
+        inbound.clear(slots::release, loans::allRead);
     }
 }

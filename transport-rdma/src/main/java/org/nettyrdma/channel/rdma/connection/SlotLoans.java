@@ -26,7 +26,8 @@ import org.nettyrdma.channel.rdma.memory.RegisteredBuffer;
 
 /**
  * The receive slots a connection lends to its pipeline: a Send's payload handed up where it landed,
- * in a buffer that gives the slot back when it is released (docs/decisions.md#lend-received-slots).
+ * in one or more pieces, the slot given back once all of it was read and every piece released
+ * (docs/decisions.md#lend-received-slots).
  * A completed receive is out of the peer's reach until the slot is posted again, so the bytes stay
  * still without a copy.
  *
@@ -78,45 +79,74 @@ final class SlotLoans {
     }
 
     /**
-     * Returns a buffer over the {@code length} bytes at {@code offset} of {@code region}, the
-     * registered region that holds {@code slot}: the buffer holds the region's memory, and gives the
-     * slot back once released.
+     * Lends {@code slot}, which {@code region} holds, for pieces of its payload ({@link #piece}): it
+     * comes back once {@link #allRead} was called and every piece was released.
      */
-    ByteBuf lend(ByteBufAllocator alloc, RegisteredBuffer region, int slot, int offset, int length) {
+    Loan open(RegisteredBuffer region, int slot) {
         Loan loan = spare.poll();
         if (loan == null) {
             loan = new Loan();
         }
-        // Held until the buffer is released: the queue may be destroyed, and its regions deregistered, before.
-        region.retainMemory();
         loan.region = region;
+        loan.slot = slot;
+        loan.pieces = 0;
+        loan.allRead = false;
         lent++;
-        return RegionByteBuf.ofRegion(alloc, region.buffer(), offset, length, loan, slot);
+        return loan;
     }
 
-    private void returned(Loan loan, int slot) {
+    /**
+     * Returns a buffer over the {@code length} bytes at {@code offset} of the slot's region: it holds
+     * the region's memory, since the queue may be destroyed and its regions deregistered before it is
+     * released.
+     */
+    ByteBuf piece(Loan loan, ByteBufAllocator alloc, int offset, int length) {
+        loan.region.retainMemory();
+        loan.pieces++;
+        return RegionByteBuf.ofRegion(alloc, loan.region.buffer(), offset, length, loan, loan.slot);
+    }
+
+    /** The reader handed up the last piece of the slot's payload: the slot comes back with the last release. */
+    void allRead(Loan loan) {
+        loan.allRead = true;
+        if (loan.pieces == 0) {
+            returned(loan);
+        }
+    }
+
+    private void pieceReleased(Loan loan) {
+        if (--loan.pieces == 0 && loan.allRead) {
+            returned(loan);
+        }
+    }
+
+    private void returned(Loan loan) {
+        int slot = loan.slot;
         lent--;
         loan.region = null;
         spare.add(loan);
         returns.slotReturned(slot);
     }
 
-    /** One slot lent: what its buffer lets go of when released. */
-    private final class Loan implements RegionByteBuf.Releaser {
-        /** Written on the loop before the buffer is handed up, read where the buffer is released. */
+    /** One slot lent: the pieces of it handed up, and what each lets go of when released. */
+    final class Loan implements RegionByteBuf.Releaser {
+        /** Written on the loop before a piece is handed up, read where the piece is released. */
         private RegisteredBuffer region;
+        private int slot;
+        /** Pieces handed up and not released yet; counted on the loop. */
+        private int pieces;
+        private boolean allRead;
 
         @Override
         public void release(long token) {
             // The memory first, on the releasing thread: a loop that is gone takes no task.
             region.releaseMemory();
-            int slot = (int) token;
             if (eventLoop.inEventLoop()) {
-                returned(this, slot);
+                pieceReleased(this);
                 return;
             }
             try {
-                eventLoop.execute(() -> returned(this, slot));
+                eventLoop.execute(() -> pieceReleased(this));
             } catch (RejectedExecutionException e) {
                 // The loop is gone, and the queue and connection with it: no one takes the slot back.
             }

@@ -105,7 +105,7 @@ class InboundQueueTest {
         queue.addRegion(RING, 0, 1, 0);
         queue.addSlot(RdmaProtocol.TYPE_CLOSE, 5, 0, 0);
         List<Integer> released = new ArrayList<>();
-        queue.clear(released::add);
+        queue.clear(released::add, loan -> { throw new AssertionError("no slot was lent"); });
         assertEquals(List.of(5), released, "the slot a message waited in is given back, a region is not");
         assertTrue(queue.isEmpty());
         assertFalse(queue.endOfInputIsNext());
