@@ -21,11 +21,11 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.internal.PlatformDependent;
 import org.nettyrdma.channel.rdma.RdmaRemoteAccessException;
 import org.nettyrdma.channel.rdma.RemoteRegion;
 import org.nettyrdma.channel.rdma.internal.WorkCompletionStatus;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
+import org.nettyrdma.channel.rdma.memory.BufferCopy;
 import org.nettyrdma.channel.rdma.memory.SendBlocks;
 import org.nettyrdma.channel.rdma.memory.StagingBlock;
 
@@ -260,18 +260,9 @@ public final class OneSidedRequests {
         }
     }
 
-    /**
-     * Copies what {@code part} read out of its landing block into {@code destination} at {@code index}:
-     * address to address where the destination has one, since Netty 4.2's default buffers copy from
-     * another kind of buffer through a ByteBuffer view made per call.
-     */
+    /** Copies what {@code part} read out of its landing block into {@code destination} at {@code index}. */
     private static void land(ByteBuf destination, int index, Part part) {
-        if (destination.hasMemoryAddress() && PlatformDependent.hasUnsafe()) {
-            PlatformDependent.copyMemory(part.landed.address() + part.landedOffset, destination.memoryAddress() + index,
-                    part.length);
-        } else {
-            destination.setBytes(index, part.landed.memory(), part.landedOffset, part.length);
-        }
+        BufferCopy.copy(part.landed.memory(), part.landedOffset, destination, index, part.length);
     }
 
     /**

@@ -19,8 +19,8 @@ import java.io.IOException;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.util.internal.PlatformDependent;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
+import org.nettyrdma.channel.rdma.memory.BufferCopy;
 
 /**
  * The send queue of one queue pair: builds a chain of send work requests, posts it with one call,
@@ -202,13 +202,7 @@ final class SendQueue {
         if (!hasRoom() || !staging.place(length, staging.maxInline())) {
             return NO_ROOM;
         }
-        if (source.hasMemoryAddress() && PlatformDependent.hasUnsafe()) {
-            // Netty 4.2's default buffers copy from another kind of buffer through a ByteBuffer view
-            // made per call: an address-to-address copy leaves no garbage per Write.
-            PlatformDependent.copyMemory(source.memoryAddress() + index, staging.placedAddress(), length);
-        } else {
-            staging.placedMemory().setBytes(staging.placedOffset(), source, index, length);
-        }
+        BufferCopy.copy(source, index, staging.placedMemory(), staging.placedOffset(), length);
         return postAlone(add(WorkRequests.OPCODE_RDMA_WRITE, staging.inlineFlag(length), staging.placedAddress(),
                 length, staging.placedLkey(), remoteAddress, rkey, 0));
     }

@@ -15,8 +15,11 @@
  */
 package org.nettyrdma.channel.rdma.connection;
 
+import java.nio.ByteBuffer;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.internal.WorkRequests;
 import org.nettyrdma.channel.rdma.memory.SendBlocks;
@@ -52,6 +55,12 @@ final class SendStaging {
      * where the queue pair takes no inline data.
      */
     private final ByteBuf inline;
+    /**
+     * {@link #inline} as requests are copied and encoded into it: a view of the same memory that the
+     * leak detector does not trace, since a traced buffer records a stack at each access (Netty's
+     * paranoid level) and a copy without {@code Unsafe} reads it through its NIO buffer.
+     */
+    private final ByteBuf inlineMemory;
     private final long inlineAddress;
     private int inlineUsed;
     private ByteBuf placedMemory;
@@ -72,7 +81,9 @@ final class SendStaging {
         blocks = new SendBlocks(source, sendBufferSize);
         int inlineBytes = chainLength * Math.max(maxInline, controlInline);
         inline = inlineBytes > 0 ? ByteBufAllocator.DEFAULT.directBuffer(inlineBytes, inlineBytes) : null;
-        inlineAddress = inline != null ? RdmaNative.directBufferAddress(inline.nioBuffer(0, inline.capacity())) : 0;
+        ByteBuffer inlineBuffer = inline != null ? inline.nioBuffer(0, inline.capacity()) : null;
+        inlineMemory = inline != null ? Unpooled.wrappedBuffer(inlineBuffer) : null;
+        inlineAddress = inline != null ? RdmaNative.directBufferAddress(inlineBuffer) : 0;
     }
 
     /** Returns the largest data Send posted inline. */
@@ -107,7 +118,7 @@ final class SendStaging {
     boolean place(int length, int inlineLimit) {
         if (length <= inlineLimit) {
             waitingForBlock = false;
-            placedMemory = inline;
+            placedMemory = inlineMemory;
             placedOffset = inlineUsed;
             placedAddress = inlineAddress + inlineUsed;
             placedLkey = 0; // inline data is copied at the post, never read under a key
@@ -155,7 +166,7 @@ final class SendStaging {
 
     /** Gives back the last {@code unused} bytes of the room the last {@link #place} took. */
     void giveBack(int unused) {
-        if (placedMemory == inline) {
+        if (placedMemory == inlineMemory) {
             inlineUsed -= unused;
         } else {
             blocks.giveBack(unused);
@@ -168,7 +179,7 @@ final class SendStaging {
      * reserved until the request completes all the same; only the device's read of them is saved.
      */
     int inlineFlag(int length) {
-        return placedMemory == inline || length <= maxInline ? WorkRequests.FLAG_INLINE : 0;
+        return placedMemory == inlineMemory || length <= maxInline ? WorkRequests.FLAG_INLINE : 0;
     }
 
     /** Accounts for the chain posted or failed: the device has copied its inline data, or never will. */
