@@ -22,7 +22,13 @@
  * CM and the device take per connect (address and route resolution, the queue pairs, the CM's
  * exchange). The listener accepts on a thread of its own, as a server process would.
  *
- *   cm-connect-floor ADDRESS COUNT IN_FLIGHT
+ *   cm-connect-floor ADDRESS COUNT IN_FLIGHT [transport]
+ *
+ * With "transport", each end makes per connection the verbs objects the transport makes (docs/benchmark.md):
+ * a shared receive queue of its own for 64 receives, with 4 slots of 8 KiB registered and posted, and a
+ * queue pair of 128 sends of 2 gather entries and 128 bytes inline on it. What a connect costs the
+ * kernel and the device then, against the plain floor, is the part of the transport's set-up that no
+ * Java code can save.
  *
  * Prints one line, then tears everything down (not timed):
  *   connect-floor connects=N in_flight=K seconds=S connects_per_s=X setup_p50_ms=A setup_p99_ms=B
@@ -51,6 +57,20 @@ struct end {
     struct ibv_pd *pd;
     struct ibv_cq *cq;
 };
+
+/* What a connection holds beside its queue pair in the transport's shape: its receive queue and slots. */
+struct receives {
+    struct ibv_srq *srq;
+    struct ibv_mr *mr;
+    void *slots;
+};
+
+#define TRANSPORT_RECEIVES 64
+#define TRANSPORT_SLOTS 4
+#define TRANSPORT_SLOT_SIZE 8192
+
+/* Set by the "transport" argument: connections are made in the transport's shape. */
+static int transport_shape;
 
 struct listener {
     struct rdma_event_channel *channel;
@@ -96,8 +116,53 @@ static void close_end(struct end *end) {
     }
 }
 
-/* An RC queue pair of one send and one receive, on the end's domain and queue. */
-static int create_qp(struct end *end, struct rdma_cm_id *id) {
+/* Makes the receive queue of a connection in the transport's shape, its slots registered and posted. */
+static int open_receives(struct end *end, struct receives *r) {
+    struct ibv_srq_init_attr srq_attr;
+    memset(&srq_attr, 0, sizeof(srq_attr));
+    srq_attr.attr.max_wr = TRANSPORT_RECEIVES;
+    srq_attr.attr.max_sge = 1;
+    r->srq = ibv_create_srq(end->pd, &srq_attr);
+    if (r->srq == NULL) {
+        return die("ibv_create_srq");
+    }
+    r->slots = aligned_alloc(4096, TRANSPORT_SLOTS * TRANSPORT_SLOT_SIZE);
+    r->mr = r->slots == NULL ? NULL
+            : ibv_reg_mr(end->pd, r->slots, TRANSPORT_SLOTS * TRANSPORT_SLOT_SIZE, IBV_ACCESS_LOCAL_WRITE);
+    if (r->mr == NULL) {
+        return die("ibv_reg_mr");
+    }
+    for (int i = 0; i < TRANSPORT_SLOTS; i++) {
+        struct ibv_sge sge = {
+            .addr = (uintptr_t) r->slots + (uintptr_t) i * TRANSPORT_SLOT_SIZE,
+            .length = TRANSPORT_SLOT_SIZE,
+            .lkey = r->mr->lkey,
+        };
+        struct ibv_recv_wr wr = {.wr_id = (uint64_t) i, .sg_list = &sge, .num_sge = 1}, *bad;
+        if (ibv_post_srq_recv(r->srq, &wr, &bad) != 0) {
+            return die("ibv_post_srq_recv");
+        }
+    }
+    return 0;
+}
+
+/* Frees what open_receives made, after the queue pair on it is destroyed. */
+static void close_receives(struct receives *r) {
+    if (r->mr != NULL) {
+        ibv_dereg_mr(r->mr);
+    }
+    if (r->srq != NULL) {
+        ibv_destroy_srq(r->srq);
+    }
+    free(r->slots);
+    memset(r, 0, sizeof(*r));
+}
+
+/*
+ * An RC queue pair on the end's domain and queue: of one send and one receive, or, in the transport's
+ * shape, of 128 sends on a receive queue of its own that r holds.
+ */
+static int create_qp(struct end *end, struct rdma_cm_id *id, struct receives *r) {
     struct ibv_qp_init_attr attr;
     if (open_end(end, id->verbs) != 0) {
         return -1;
@@ -110,6 +175,17 @@ static int create_qp(struct end *end, struct rdma_cm_id *id) {
     attr.cap.max_recv_wr = 1;
     attr.cap.max_send_sge = 1;
     attr.cap.max_recv_sge = 1;
+    if (transport_shape) {
+        if (open_receives(end, r) != 0) {
+            return -1;
+        }
+        attr.srq = r->srq;
+        attr.cap.max_send_wr = 128;
+        attr.cap.max_send_sge = 2;
+        attr.cap.max_inline_data = 128;
+        attr.cap.max_recv_wr = 0;
+        attr.cap.max_recv_sge = 0;
+    }
     return rdma_create_qp(id, end->pd, &attr) == 0 ? 0 : die("rdma_create_qp");
 }
 
@@ -145,13 +221,20 @@ static void *listen_loop(void *arg) {
         rdma_ack_cm_event(event);
         if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
             struct rdma_conn_param param = conn_param();
-            if (create_qp(&l->end, id) != 0 || rdma_accept(id, &param) != 0) {
+            /* The accepted id's context is its own: it keeps the connection's receives. */
+            struct receives *r = calloc(1, sizeof(*r));
+            id->context = r;
+            if (r == NULL || create_qp(&l->end, id, r) != 0 || rdma_accept(id, &param) != 0) {
                 die("accepting a connect request");
                 rdma_reject(id, NULL, 0);
                 l->failed = 1;
             }
         } else if (type == RDMA_CM_EVENT_DISCONNECTED) {
             rdma_destroy_qp(id);
+            if (id->context != NULL) {
+                close_receives(id->context);
+                free(id->context);
+            }
             rdma_destroy_id(id);
         }
     }
@@ -179,10 +262,11 @@ static int start(struct rdma_event_channel *channel, struct rdma_cm_id **ids, do
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: cm-connect-floor ADDRESS COUNT IN_FLIGHT\n");
+    if (argc != 4 && (argc != 5 || strcmp(argv[4], "transport") != 0)) {
+        fprintf(stderr, "usage: cm-connect-floor ADDRESS COUNT IN_FLIGHT [transport]\n");
         return 2;
     }
+    transport_shape = argc == 5;
     int count = atoi(argv[2]), in_flight = atoi(argv[3]);
     struct addrinfo hints = {.ai_flags = AI_NUMERICHOST}, *address;
     if (count < 1 || in_flight < 1 || getaddrinfo(argv[1], NULL, &hints, &address) != 0) {
@@ -213,6 +297,7 @@ int main(int argc, char **argv) {
     struct rdma_event_channel *channel = rdma_create_event_channel();
     struct rdma_cm_id **ids = calloc(count, sizeof(*ids));
     double *started = calloc(count, sizeof(double)), *setup = calloc(count, sizeof(double));
+    struct receives *receives = calloc(count, sizeof(*receives));
     struct end end = {0};
     int next = 0, established = 0, status = 0;
     double first = now_ns();
@@ -238,7 +323,7 @@ int main(int argc, char **argv) {
             break;
         case RDMA_CM_EVENT_ROUTE_RESOLVED: {
             struct rdma_conn_param param = conn_param();
-            status = create_qp(&end, id) == 0 && rdma_connect(id, &param) == 0 ? 0 : die("rdma_connect");
+            status = create_qp(&end, id, &receives[i]) == 0 && rdma_connect(id, &param) == 0 ? 0 : die("rdma_connect");
             break;
         }
         case RDMA_CM_EVENT_ESTABLISHED:
@@ -284,6 +369,7 @@ int main(int argc, char **argv) {
             if (ids[i]->qp != NULL) {
                 rdma_destroy_qp(ids[i]);
             }
+            close_receives(&receives[i]);
             rdma_destroy_id(ids[i]);
         }
     }
@@ -295,6 +381,7 @@ int main(int argc, char **argv) {
     rdma_destroy_event_channel(channel);
     rdma_destroy_event_channel(l.channel);
     free(ids);
+    free(receives);
     free(started);
     free(setup);
     return status == 0 && !l.failed ? 0 : 1;
