@@ -24,11 +24,11 @@
  *
  *   cm-connect-floor ADDRESS COUNT IN_FLIGHT [transport]
  *
- * With "transport", each end makes per connection the verbs objects the transport makes (docs/benchmark.md):
- * a shared receive queue of its own for 64 receives, with 4 slots of 8 KiB registered and posted, and a
- * queue pair of 128 sends of 2 gather entries and 128 bytes inline on it. What a connect costs the
- * kernel and the device then, against the plain floor, is the part of the transport's set-up that no
- * Java code can save.
+ * With "transport", each end makes per connection the verbs objects the transport makes
+ * (docs/benchmark.md): a shared receive queue of its own for 64 receives, with 4 slots of 8 KiB
+ * registered and posted, and a queue pair of 128 sends of 2 gather entries and 128 bytes inline on it.
+ * What a connect costs the kernel and the device then, against the plain floor, is the part of the
+ * transport's set-up that no Java code can save.
  *
  * Prints one line, then tears everything down (not timed):
  *   connect-floor connects=N in_flight=K seconds=S connects_per_s=X setup_p50_ms=A setup_p99_ms=B
@@ -323,7 +323,8 @@ int main(int argc, char **argv) {
             break;
         case RDMA_CM_EVENT_ROUTE_RESOLVED: {
             struct rdma_conn_param param = conn_param();
-            status = create_qp(&end, id, &receives[i]) == 0 && rdma_connect(id, &param) == 0 ? 0 : die("rdma_connect");
+            status = create_qp(&end, id, &receives[i]) == 0 && rdma_connect(id, &param) == 0
+                    ? 0 : die("rdma_connect");
             break;
         }
         case RDMA_CM_EVENT_ESTABLISHED:
