@@ -25,6 +25,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import com.ibm.disni.verbs.IbvWC;
+import org.nettyrdma.channel.rdma.internal.RdmaNative;
 
 /**
  * The completion queue of a {@link RawRdmaClient}, which its sends, its Writes and its receives share:
@@ -81,8 +82,24 @@ final class RawCompletions {
 
     /** Waits for the completion of the send or Write {@code wrId}, whatever its status. */
     RawRdmaClient.Completion awaitSend(long wrId, long seconds) throws Exception {
-        await(() -> sends.containsKey(wrId), seconds, () -> "no completion of work request " + wrId);
+        await(() -> sends.containsKey(wrId), seconds, () -> "no completion of work request " + wrId + " ("
+                + stateOfTheQueues() + ")");
         return sends.remove(wrId);
+    }
+
+    /**
+     * Describes what the queues hold now, for a wait that timed out: the queue pair's state, the
+     * completions of sends and Writes not yet taken, and the receives by outcome.
+     */
+    private String stateOfTheQueues() {
+        String state;
+        try {
+            state = String.valueOf(RdmaNative.queryQpState(ConnectedPair.handle(endpoint.qp)));
+        } catch (Exception e) {
+            state = "unknown: " + e;
+        }
+        return "queue pair state " + state + "; completions not taken " + sends.values() + "; receives "
+                + receives.size() + " unread, " + flushedReceives + " flushed, failed " + failedReceives;
     }
 
     /** Waits for the next successful receive; a receive that failed otherwise than flushed fails the test. */
