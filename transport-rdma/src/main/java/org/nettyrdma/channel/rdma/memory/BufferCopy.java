@@ -15,11 +15,11 @@
  */
 package org.nettyrdma.channel.rdma.memory;
 
+import java.nio.ByteBuffer;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.util.internal.MathUtil;
 import io.netty.util.internal.PlatformDependent;
-
-import java.nio.ByteBuffer;
 
 /**
  * Copies bytes between two buffers without leaving garbage per copy, where Netty's own
