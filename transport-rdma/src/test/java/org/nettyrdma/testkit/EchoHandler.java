@@ -28,25 +28,42 @@ import org.nettyrdma.channel.rdma.RdmaSocketChannel;
 @ChannelHandler.Sharable
 public final class EchoHandler extends ChannelInboundHandlerAdapter {
 
-    public static final EchoHandler INSTANCE = new EchoHandler();
+    public static final EchoHandler INSTANCE = new EchoHandler(false);
+    /**
+     * Writes with the void promise: no promise per write, for a test that counts what the loop
+     * allocates; a failed write reaches the pipeline as an exception instead.
+     */
+    public static final EchoHandler WITHOUT_PROMISES = new EchoHandler(true);
 
-    private EchoHandler() {
+    private final boolean voidPromise;
+
+    private EchoHandler(boolean voidPromise) {
+        this.voidPromise = voidPromise;
     }
 
     /** Returns a server's child handler that echoes on each child and adds the child to {@code children}. */
     public static ChannelInitializer<Channel> keeping(List<RdmaSocketChannel> children) {
+        return keeping(children, INSTANCE);
+    }
+
+    /** Returns a server's child handler that adds {@code echo} to each child and the child to {@code children}. */
+    public static ChannelInitializer<Channel> keeping(List<RdmaSocketChannel> children, EchoHandler echo) {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
                 children.add((RdmaSocketChannel) ch);
-                ch.pipeline().addLast(INSTANCE);
+                ch.pipeline().addLast(echo);
             }
         };
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        ctx.write(msg);
+        if (voidPromise) {
+            ctx.write(msg, ctx.voidPromise());
+        } else {
+            ctx.write(msg);
+        }
     }
 
     @Override

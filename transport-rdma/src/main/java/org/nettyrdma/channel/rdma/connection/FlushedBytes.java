@@ -20,8 +20,8 @@ import java.nio.ByteBuffer;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelOutboundBuffer;
-import org.nettyrdma.channel.rdma.internal.RdmaNative;
 import org.nettyrdma.channel.rdma.memory.RdmaDevice;
+import org.nettyrdma.channel.rdma.memory.RegionByteBuf;
 import org.nettyrdma.channel.rdma.memory.RegisteredSlab;
 
 /**
@@ -173,7 +173,7 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
         if (!(msg instanceof ByteBuf)) {
             return -1;
         }
-        long address = addressOf((ByteBuf) msg, indexes[current], length);
+        long address = addressOf((ByteBuf) msg, indexes[current]);
         RegisteredSlab slab = address != 0 ? RegisteredSlab.find(address, length) : null;
         if (slab == null) {
             return -1;
@@ -217,15 +217,18 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
         }
     }
 
-    private static long addressOf(ByteBuf buf, int index, int length) {
-        if (buf.hasMemoryAddress()) {
-            return buf.memoryAddress() + index;
+    /**
+     * Returns the address of byte {@code index} of {@code buf} if it is one of the transport's own
+     * buffers (or a view of one), the only ones that lie in registered slabs, else 0. Other buffers
+     * are not asked: without {@code Unsafe} (Java 25) Netty finds a wrapped {@link ByteBuffer}'s
+     * address through a {@code MemorySegment} made per call.
+     */
+    private static long addressOf(ByteBuf buf, int index) {
+        ByteBuf root = buf;
+        for (ByteBuf inner = buf.unwrap(); inner != null; inner = inner.unwrap()) {
+            root = inner;
         }
-        if (!buf.isDirect() || buf.nioBufferCount() != 1) {
-            return 0;
-        }
-        ByteBuffer nio = buf.internalNioBuffer(index, length);
-        return RdmaNative.directBufferAddress(nio) + nio.position();
+        return root instanceof RegionByteBuf && buf.hasMemoryAddress() ? buf.memoryAddress() + index : 0;
     }
 
     /**
