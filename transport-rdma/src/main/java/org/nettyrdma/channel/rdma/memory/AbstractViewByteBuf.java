@@ -37,8 +37,10 @@ import org.nettyrdma.channel.rdma.internal.RdmaNative;
  * <p>Bytes are read and written with absolute {@link ByteBuffer} operations on the view, which need
  * no {@code sun.misc.Unsafe} (Netty disables it by default on Java 25). The view's position and limit
  * are never changed here, so a view shared by several buffers (a receive ring) stays usable by all;
- * {@link #internalNioBuffer} hands out a private duplicate instead. Not thread-safe, like every
- * {@link ByteBuf}.
+ * {@link #internalNioBuffer} hands out a private duplicate instead, made anew for each memory a
+ * recycled buffer views. Copies to and from another buffer read this side straight from the view,
+ * without that duplicate, which is why {@link BufferCopy} hands the copies that involve a view to the
+ * view. Not thread-safe, like every {@link ByteBuf}.
  */
 abstract class AbstractViewByteBuf extends AbstractReferenceCountedByteBuf {
 

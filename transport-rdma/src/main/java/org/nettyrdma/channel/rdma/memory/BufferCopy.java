@@ -25,9 +25,10 @@ import io.netty.util.internal.PlatformDependent;
  * Copies bytes between two buffers without leaving garbage per copy, where Netty's own
  * {@link ByteBuf#setBytes(int, ByteBuf, int, int)} makes a {@link ByteBuffer} view per call between
  * buffers of different kinds (a staging block and a user's pooled buffer, say): address to address
- * where Netty has {@code Unsafe}, else between the buffers' internal NIO buffers with an absolute
- * bulk put. Netty 4.2 on JDK 24 and later runs without {@code Unsafe} by default, so both ways are
- * the default on some JDK the library supports.
+ * where Netty has {@code Unsafe}; else a view buffer of the transport's (a received slot, a block)
+ * copies itself, reading its side straight from its memory; else between the buffers' internal NIO
+ * buffers with an absolute bulk put. Netty 4.2 on JDK 24 and later runs without {@code Unsafe} by
+ * default, so every way is the default on some JDK the library supports.
  */
 public final class BufferCopy {
 
@@ -41,10 +42,16 @@ public final class BufferCopy {
      * user's buffer never do.
      */
     public static void copy(ByteBuf src, int srcIndex, ByteBuf dst, int dstIndex, int length) {
-        if (src.hasMemoryAddress() && dst.hasMemoryAddress() && PlatformDependent.hasUnsafe()) {
+        if (PlatformDependent.hasUnsafe() && src.hasMemoryAddress() && dst.hasMemoryAddress()) {
             checkRange(src, srcIndex, length);
             checkRange(dst, dstIndex, length);
             PlatformDependent.copyMemory(src.memoryAddress() + srcIndex, dst.memoryAddress() + dstIndex, length);
+        } else if (isView(src)) {
+            // A recycled view makes a new internal NIO buffer for each memory it views: it reads its
+            // own memory instead.
+            src.getBytes(srcIndex, dst, dstIndex, length);
+        } else if (isView(dst)) {
+            dst.setBytes(dstIndex, src, srcIndex, length);
         } else if (src.nioBufferCount() == 1 && dst.nioBufferCount() == 1) {
             // Each internal NIO buffer is cached by its ByteBuf, and the absolute put moves neither
             // position: nothing is allocated once each buffer made its own.
@@ -54,6 +61,15 @@ public final class BufferCopy {
         } else {
             dst.setBytes(dstIndex, src, srcIndex, length);
         }
+    }
+
+    /** Returns {@code true} if {@code buf} is a view buffer of the transport's, or wraps or derives from one. */
+    private static boolean isView(ByteBuf buf) {
+        ByteBuf root = buf;
+        for (ByteBuf inner = buf.unwrap(); inner != null; inner = inner.unwrap()) {
+            root = inner;
+        }
+        return root instanceof AbstractViewByteBuf;
     }
 
     /** The bounds check that Netty's own copies make, which an address-to-address copy would skip. */

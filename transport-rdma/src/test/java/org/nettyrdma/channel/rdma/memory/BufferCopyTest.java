@@ -28,14 +28,21 @@ import java.util.function.IntFunction;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import org.junit.jupiter.api.Test;
 
 class BufferCopyTest {
 
     private static final int SIZE = 256;
 
-    /** The kinds of buffer a copy meets: a user's heap, pooled or composite buffer, a block of the transport's. */
+    /**
+     * The kinds of buffer a copy meets: a user's heap, pooled, wrapped or composite buffer, a view of the
+     * transport's (a received slot, a block) and a slice of one.
+     */
     private static final List<IntFunction<ByteBuf>> KINDS = List.of(
+            BufferCopyTest::view,
+            size -> view(size * 2).slice(size / 2, size),
             Unpooled::buffer,
             Unpooled::directBuffer,
             size -> PooledByteBufAllocator.DEFAULT.heapBuffer(size, size),
@@ -43,6 +50,12 @@ class BufferCopyTest {
             size -> Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(size)),
             size -> Unpooled.wrappedBuffer(Unpooled.buffer(size / 2, size / 2).writerIndex(size / 2),
                     Unpooled.directBuffer(size / 2, size / 2).writerIndex(size / 2)).writerIndex(0));
+
+    /** Returns a view of the transport's on {@code size} bytes in the middle of fresh direct memory. */
+    private static ByteBuf view(int size) {
+        return RegionByteBuf.ofRegion(UnpooledByteBufAllocator.DEFAULT, ByteBuffer.allocateDirect(size + 64), 32, size,
+                token -> { }, 0);
+    }
 
     @Test
     void copiesTheRangeBetweenEveryKindOfBufferAndMovesNoIndex() {
@@ -120,5 +133,42 @@ class BufferCopyTest {
             heap.release();
         }
         assertTrue(least < 10_000, least + " bytes for 20000 copies");
+    }
+
+    /**
+     * A view recycled for each copy, as received slots are, copies to and from a heap and a direct
+     * buffer without garbage: it reads its own memory rather than make an internal NIO buffer for each
+     * memory it views. Run on a {@link FastThreadLocalThread}, as on an event loop: Netty's recycler
+     * keeps objects for such threads only.
+     */
+    @Test
+    void copiesOfRecycledViewsLeaveNoGarbage() throws InterruptedException {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        ByteBuffer slots = ByteBuffer.allocateDirect(8192);
+        ByteBuf direct = Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(4096));
+        ByteBuf heap = Unpooled.wrappedBuffer(new byte[4096]);
+        long[] least = {Long.MAX_VALUE};
+        Thread loop = new FastThreadLocalThread(() -> {
+            for (int round = 0; round < 20 && least[0] > 0; round++) {
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 10_000; i++) {
+                    ByteBuf slot = RegionByteBuf.ofRegion(UnpooledByteBufAllocator.DEFAULT, slots, (i & 1) * 4096,
+                            4096, token -> { }, i);
+                    BufferCopy.copy(slot, i & 1023, heap, 64, 1024);
+                    BufferCopy.copy(direct, 32, slot, i & 2047, 2048);
+                    slot.release();
+                }
+                least[0] = Math.min(least[0], threads.getCurrentThreadAllocatedBytes() - before);
+            }
+        });
+        try {
+            loop.start();
+            loop.join();
+        } finally {
+            direct.release();
+            heap.release();
+        }
+        assertTrue(least[0] < 10_000, least[0] + " bytes for 10000 views and 20000 copies");
     }
 }
