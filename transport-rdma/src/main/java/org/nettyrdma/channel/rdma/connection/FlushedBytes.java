@@ -224,11 +224,7 @@ final class FlushedBytes implements ChannelOutboundBuffer.MessageProcessor {
      * address through a {@code MemorySegment} made per call.
      */
     private static long addressOf(ByteBuf buf, int index) {
-        ByteBuf root = buf;
-        for (ByteBuf inner = buf.unwrap(); inner != null; inner = inner.unwrap()) {
-            root = inner;
-        }
-        return root instanceof RegionByteBuf && buf.hasMemoryAddress() ? buf.memoryAddress() + index : 0;
+        return RegionByteBuf.isRegion(buf) && buf.hasMemoryAddress() ? buf.memoryAddress() + index : 0;
     }
 
     /**

@@ -46,11 +46,11 @@ public final class BufferCopy {
             checkRange(src, srcIndex, length);
             checkRange(dst, dstIndex, length);
             PlatformDependent.copyMemory(src.memoryAddress() + srcIndex, dst.memoryAddress() + dstIndex, length);
-        } else if (isView(src)) {
+        } else if (RegionByteBuf.isRegion(src)) {
             // A recycled view makes a new internal NIO buffer for each memory it views: it reads its
             // own memory instead.
             src.getBytes(srcIndex, dst, dstIndex, length);
-        } else if (isView(dst)) {
+        } else if (RegionByteBuf.isRegion(dst)) {
             dst.setBytes(dstIndex, src, srcIndex, length);
         } else if (src.nioBufferCount() == 1 && dst.nioBufferCount() == 1) {
             // Each internal NIO buffer is cached by its ByteBuf, and the absolute put moves neither
@@ -61,15 +61,6 @@ public final class BufferCopy {
         } else {
             dst.setBytes(dstIndex, src, srcIndex, length);
         }
-    }
-
-    /** Returns {@code true} if {@code buf} is a view buffer of the transport's, or wraps or derives from one. */
-    private static boolean isView(ByteBuf buf) {
-        ByteBuf root = buf;
-        for (ByteBuf inner = buf.unwrap(); inner != null; inner = inner.unwrap()) {
-            root = inner;
-        }
-        return root instanceof AbstractViewByteBuf;
     }
 
     /** The bounds check that Netty's own copies make, which an address-to-address copy would skip. */

@@ -73,6 +73,18 @@ public final class RegionByteBuf extends AbstractViewByteBuf {
     }
 
     /**
+     * Returns {@code true} if {@code buf} is a {@code RegionByteBuf} or a wrapper or slice of one: its
+     * {@link ByteBuf#unwrap()} chain ends in one.
+     */
+    public static boolean isRegion(ByteBuf buf) {
+        ByteBuf root = buf;
+        for (ByteBuf inner = buf.unwrap(); inner != null; inner = inner.unwrap()) {
+            root = inner;
+        }
+        return root instanceof RegionByteBuf;
+    }
+
+    /**
      * Returns a buffer over {@code block}, a block of {@code pool} that the caller took from it:
      * capacity {@code capacity} (at most the block's size), empty. The buffer owns the block from
      * now on (its limit is reset to its capacity) and gives it back to {@code pool} when released.
