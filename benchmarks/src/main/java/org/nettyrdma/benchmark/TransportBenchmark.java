@@ -89,6 +89,8 @@ public final class TransportBenchmark {
             + "[--host ADDRESS] [--sizes 64,4k,64k] [--warmup SECONDS per phase, default 3] "
             + "[--time SECONDS per phase, default 3] [--receive copy|in-place, default copy: over RDMA, "
             + "whether ring data is handed up where it landed (RdmaChannelOption.RECEIVE_IN_PLACE)] "
+            + "[--slot-size BYTES, e.g. 32k: over RDMA, both ends' receive slots (RdmaChannelOption.SLOT_SIZE), "
+            + "default the transport's] "
             + MeasuredRounds.USAGE;
     private static final int[] DEFAULT_SIZES = {64, 4096, 65536};
     /** Connecting, closing, a task on a loop: what takes longer is stuck. */
@@ -107,6 +109,8 @@ public final class TransportBenchmark {
     private final long warmupNanos;
     private final long measureNanos;
     private boolean receiveInPlace;
+    /** Both ends' {@link RdmaChannelOption#SLOT_SIZE}, or 0 for the transport's default. */
+    private int slotSize;
 
     /**
      * Creates a benchmark of {@code transport} between two channels on {@code host}, for each of
@@ -133,6 +137,16 @@ public final class TransportBenchmark {
         return this;
     }
 
+    /**
+     * Gives both RDMA channels receive slots of {@code bytes} ({@link RdmaChannelOption#SLOT_SIZE}), or
+     * the transport's default with 0: a Send carries at most a slot, so a stream of large messages
+     * takes one completion per slot at each end.
+     */
+    public TransportBenchmark slotSize(int bytes) {
+        this.slotSize = bytes;
+        return this;
+    }
+
     /** Runs the benchmark; exits with status 1 if a phase failed, 3 if the deadline passed. */
     public static void main(String[] args) throws Exception {
         ExampleOptions options = ExampleOptions.parse(USAGE, args);
@@ -142,6 +156,7 @@ public final class TransportBenchmark {
         double warmup = options.seconds("warmup", 3);
         double time = options.seconds("time", 3);
         String receive = options.string("receive", "copy");
+        int slotSize = options.integer("slot-size", 0);
         if (!receive.equals("copy") && !receive.equals("in-place")) {
             throw new IllegalArgumentException("--receive: " + receive + " (expected: copy or in-place)\n" + USAGE);
         }
@@ -153,7 +168,7 @@ public final class TransportBenchmark {
             ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         }
         TransportBenchmark benchmark = new TransportBenchmark(transport, resolve(host), sizes, warmup, time)
-                .receiveInPlace(receive.equals("in-place"));
+                .receiveInPlace(receive.equals("in-place")).slotSize(slotSize);
         List<Result> results = benchmark.run(System.out, rounds, Watchdog.of(transport.displayName()));
         if (transport == Transport.RDMA) {
             System.out.println("bench-end transport=rdma registered_B_after_shutdown=" + registeredBufferBytes());
@@ -270,12 +285,14 @@ public final class TransportBenchmark {
 
     private String environmentLine() {
         return String.format(Locale.ROOT, "bench-env transport=%s host=%s java=%s cpus=%d allocator=%s leak_detection=%s"
-                        + " sizes=%s warmup_s=%.1f time_s=%.1f receive=%s", transport.displayName(), host.getHostAddress(),
+                        + " sizes=%s warmup_s=%.1f time_s=%.1f receive=%s slot_size=%s", transport.displayName(),
+                host.getHostAddress(),
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
                 ByteBufAllocator.DEFAULT.getClass().getSimpleName(),
                 ResourceLeakDetector.getLevel().name().toLowerCase(Locale.ROOT),
                 Arrays.stream(sizes).mapToObj(Integer::toString).collect(Collectors.joining(",")),
-                warmupNanos / 1e9, measureNanos / 1e9, receiveInPlace ? "in-place" : "copy");
+                warmupNanos / 1e9, measureNanos / 1e9, receiveInPlace ? "in-place" : "copy",
+                slotSize == 0 ? "default" : Integer.toString(slotSize));
     }
 
     /** The RDMA loops' polling, for the ready line: busy polling's budget, else the adaptive bound. */
@@ -344,6 +361,9 @@ public final class TransportBenchmark {
             ServerBootstrap bootstrap = new ServerBootstrap();
             if (receiveInPlace && transport.isRdma()) {
                 bootstrap.childOption(RdmaChannelOption.RECEIVE_IN_PLACE, true);
+            }
+            if (slotSize > 0 && transport.isRdma()) {
+                bootstrap.childOption(RdmaChannelOption.SLOT_SIZE, slotSize);
             }
             return bootstrap
                     .group(group)
@@ -557,6 +577,9 @@ public final class TransportBenchmark {
             Bootstrap bootstrap = new Bootstrap();
             if (receiveInPlace && transport.isRdma()) {
                 bootstrap.option(RdmaChannelOption.RECEIVE_IN_PLACE, true);
+            }
+            if (slotSize > 0 && transport.isRdma()) {
+                bootstrap.option(RdmaChannelOption.SLOT_SIZE, slotSize);
             }
             ChannelFuture connect = bootstrap
                     .group(clientGroup)
