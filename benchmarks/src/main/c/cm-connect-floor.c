@@ -22,13 +22,15 @@
  * CM and the device take per connect (address and route resolution, the queue pairs, the CM's
  * exchange). The listener accepts on a thread of its own, as a server process would.
  *
- *   cm-connect-floor ADDRESS COUNT IN_FLIGHT [transport]
+ *   cm-connect-floor ADDRESS COUNT IN_FLIGHT [qp|srq|transport]
  *
  * With "transport", each end makes per connection the verbs objects the transport makes
  * (docs/benchmark.md): a shared receive queue of its own for 64 receives, with 4 slots of 8 KiB
  * registered and posted, and a queue pair of 128 sends of 2 gather entries and 128 bytes inline on it.
  * What a connect costs the kernel and the device then, against the plain floor, is the part of the
- * transport's set-up that no Java code can save.
+ * transport's set-up that no Java code can save. The shapes between name which object costs: "qp"
+ * makes only the queue pair's size (128 sends of 2 gather entries and 128 bytes inline, and 64
+ * receives of its own), "srq" adds the receive queue of its own with nothing registered or posted.
  *
  * Prints one line, then tears everything down (not timed):
  *   connect-floor connects=N in_flight=K seconds=S connects_per_s=X setup_p50_ms=A setup_p99_ms=B
@@ -69,8 +71,11 @@ struct receives {
 #define TRANSPORT_SLOTS 4
 #define TRANSPORT_SLOT_SIZE 8192
 
-/* Set by the "transport" argument: connections are made in the transport's shape. */
-static int transport_shape;
+/* What each connection makes beside the plain queue pair, each shape adding to the one before. */
+enum shape { PLAIN, QP, SRQ, TRANSPORT };
+
+/* Set by the fourth argument. */
+static enum shape shape = PLAIN;
 
 struct listener {
     struct rdma_event_channel *channel;
@@ -116,7 +121,10 @@ static void close_end(struct end *end) {
     }
 }
 
-/* Makes the receive queue of a connection in the transport's shape, its slots registered and posted. */
+/*
+ * Makes the receive queue of a connection in the transport's shape and, in the whole shape, its slots
+ * registered and posted.
+ */
 static int open_receives(struct end *end, struct receives *r) {
     struct ibv_srq_init_attr srq_attr;
     memset(&srq_attr, 0, sizeof(srq_attr));
@@ -125,6 +133,9 @@ static int open_receives(struct end *end, struct receives *r) {
     r->srq = ibv_create_srq(end->pd, &srq_attr);
     if (r->srq == NULL) {
         return die("ibv_create_srq");
+    }
+    if (shape < TRANSPORT) {
+        return 0;
     }
     r->slots = aligned_alloc(4096, TRANSPORT_SLOTS * TRANSPORT_SLOT_SIZE);
     r->mr = r->slots == NULL ? NULL
@@ -160,7 +171,7 @@ static void close_receives(struct receives *r) {
 
 /*
  * An RC queue pair on the end's domain and queue: of one send and one receive, or, in the transport's
- * shape, of 128 sends on a receive queue of its own that r holds.
+ * shapes, of 128 sends, on a receive queue of its own that r holds from "srq" on.
  */
 static int create_qp(struct end *end, struct rdma_cm_id *id, struct receives *r) {
     struct ibv_qp_init_attr attr;
@@ -175,14 +186,17 @@ static int create_qp(struct end *end, struct rdma_cm_id *id, struct receives *r)
     attr.cap.max_recv_wr = 1;
     attr.cap.max_send_sge = 1;
     attr.cap.max_recv_sge = 1;
-    if (transport_shape) {
+    if (shape >= QP) {
+        attr.cap.max_send_wr = 128;
+        attr.cap.max_send_sge = 2;
+        attr.cap.max_inline_data = 128;
+        attr.cap.max_recv_wr = TRANSPORT_RECEIVES;
+    }
+    if (shape >= SRQ) {
         if (open_receives(end, r) != 0) {
             return -1;
         }
         attr.srq = r->srq;
-        attr.cap.max_send_wr = 128;
-        attr.cap.max_send_sge = 2;
-        attr.cap.max_inline_data = 128;
         attr.cap.max_recv_wr = 0;
         attr.cap.max_recv_sge = 0;
     }
@@ -262,11 +276,18 @@ static int start(struct rdma_event_channel *channel, struct rdma_cm_id **ids, do
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4 && (argc != 5 || strcmp(argv[4], "transport") != 0)) {
-        fprintf(stderr, "usage: cm-connect-floor ADDRESS COUNT IN_FLIGHT [transport]\n");
+    static const char *const shapes[] = {"plain", "qp", "srq", "transport"};
+    int named = argc == 4;
+    for (int i = QP; argc == 5 && i <= TRANSPORT; i++) {
+        if (strcmp(argv[4], shapes[i]) == 0) {
+            shape = (enum shape) i;
+            named = 1;
+        }
+    }
+    if (!named) {
+        fprintf(stderr, "usage: cm-connect-floor ADDRESS COUNT IN_FLIGHT [qp|srq|transport]\n");
         return 2;
     }
-    transport_shape = argc == 5;
     int count = atoi(argv[2]), in_flight = atoi(argv[3]);
     struct addrinfo hints = {.ai_flags = AI_NUMERICHOST}, *address;
     if (count < 1 || in_flight < 1 || getaddrinfo(argv[1], NULL, &hints, &address) != 0) {
