@@ -67,6 +67,9 @@ import org.nettyrdma.example.Transport;
  *   <li>the idle connections close all at once, the server's registered memory, memory regions and
  *       {@code VmPin} read every half second until they settle: they should only fall.</li>
  * </ol>
+ * With {@code --connect-warmup N}, each round first opens N connections, as the idle ramp does, and
+ * closes them, uncounted: the set-up figures are then those of JVMs whose set-up code was compiled, as in
+ * a server that has run for a while, where without it they include the JIT compiling that code.
  * With {@code --connect-floor}, each round starts with the device's floor under set-up: the C program
  * connects as many times as the ramp's largest count, as many in flight, over raw RDMA CM
  * ({@link ConnectFloor}).
@@ -84,7 +87,8 @@ public final class ScaleBenchmark {
             + "[--active 1,8,64,256 streaming connections] [--sizes 4k,64k] [--warmup SECONDS, default 2] "
             + "[--time SECONDS measured, default 3] [--in-flight 16 connects at once] "
             + "[--round-trip-idle 1000 idle connections beside the second round trip] "
-            + "[--connect-floor PROGRAM: cm-connect-floor, run at the start of each round]";
+            + "[--connect-floor PROGRAM: cm-connect-floor, run at the start of each round] "
+            + "[--connect-warmup N: connects opened and closed before the streams, not counted; default 0]";
     private static final int ROUND_TRIP_BYTES = 64;
     /** The client's event loops: one per vCPU of the project's VM, as the server's. */
     private static final int THREADS = 2;
@@ -111,6 +115,7 @@ public final class ScaleBenchmark {
     private final long measureMillis;
     private final int inFlight;
     private final int roundTripIdle;
+    private int connectWarmUp;
 
     private ScaleBenchmark(String host, int[] counts, int[] actives, int[] sizes, double warmupSeconds,
                            double measureSeconds, int inFlight, int roundTripIdle) {
@@ -141,6 +146,7 @@ public final class ScaleBenchmark {
         int inFlight = options.integer("in-flight", 16);
         int roundTripIdle = options.integer("round-trip-idle", 1000);
         String connectFloor = options.string("connect-floor", null);
+        int connectWarmUp = options.integer("connect-warmup", 0);
         options.checkAllRead();
         if (rounds < 1 || inFlight < 1) {
             throw new IllegalArgumentException("--rounds and --in-flight: at least 1\n" + USAGE);
@@ -151,6 +157,7 @@ public final class ScaleBenchmark {
         long start = System.nanoTime();
         ScaleBenchmark benchmark = new ScaleBenchmark(host, counts, actives, sizes, warmup, time, inFlight,
                 roundTripIdle);
+        benchmark.connectWarmUp = connectWarmUp;
         ScaleReport report = new ScaleReport(counts, actives, sizes, inFlight);
         boolean complete = true;
         for (int round = 1; round <= rounds; round++) {
@@ -226,6 +233,9 @@ public final class ScaleBenchmark {
                 progress("round " + round + ", " + transport.displayName() + ": warm-up, streaming " + size + " B");
                 stream(group, transport, server, sink, Math.min(WARM_UP_ACTIVE, actives[actives.length - 1]), size);
             }
+            if (connectWarmUp > 0) {
+                warmUpConnects(group, transport, server, sink, round);
+            }
             for (int size : sizes) {
                 for (int active : actives) {
                     progress("round " + round + ", " + transport.displayName() + ": " + active + " streaming "
@@ -249,6 +259,21 @@ public final class ScaleBenchmark {
             group.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         }
         return figures;
+    }
+
+    /** Opens {@link #connectWarmUp} connections as the idle ramp does, not counted, and closes them. */
+    private void warmUpConnects(EventLoopGroup group, Transport transport, ScaleServerProcess server,
+                                InetSocketAddress sink, int round) throws IOException, InterruptedException {
+        progress("round " + round + ", " + transport.displayName() + ": warm-up, " + connectWarmUp + " connects");
+        ConnectBurst burst = new ConnectBurst(bootstrap(group, transport, Idle.INSTANCE), sink, inFlight);
+        try {
+            if (!burst.openUpTo(connectWarmUp)) {
+                throw new IOException("the connects' warm-up failed: " + burst.failure());
+            }
+        } finally {
+            burst.closeAll(TIMEOUT_SECONDS);
+        }
+        awaitChildren(server, 0);
     }
 
     private void idleRamp(EventLoopGroup group, Transport transport, ScaleServerProcess server,
