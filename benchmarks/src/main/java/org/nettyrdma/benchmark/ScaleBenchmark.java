@@ -115,10 +115,10 @@ public final class ScaleBenchmark {
     private final long measureMillis;
     private final int inFlight;
     private final int roundTripIdle;
-    private int connectWarmUp;
+    private final int connectWarmUp;
 
     private ScaleBenchmark(String host, int[] counts, int[] actives, int[] sizes, double warmupSeconds,
-                           double measureSeconds, int inFlight, int roundTripIdle) {
+                           double measureSeconds, int inFlight, int roundTripIdle, int connectWarmUp) {
         this.host = host;
         this.counts = counts;
         this.actives = actives;
@@ -127,6 +127,7 @@ public final class ScaleBenchmark {
         this.measureMillis = (long) (measureSeconds * 1000);
         this.inFlight = inFlight;
         this.roundTripIdle = roundTripIdle;
+        this.connectWarmUp = connectWarmUp;
     }
 
     /**
@@ -156,8 +157,7 @@ public final class ScaleBenchmark {
         }
         long start = System.nanoTime();
         ScaleBenchmark benchmark = new ScaleBenchmark(host, counts, actives, sizes, warmup, time, inFlight,
-                roundTripIdle);
-        benchmark.connectWarmUp = connectWarmUp;
+                roundTripIdle, connectWarmUp);
         ScaleReport report = new ScaleReport(counts, actives, sizes, inFlight);
         boolean complete = true;
         for (int round = 1; round <= rounds; round++) {
