@@ -267,7 +267,7 @@ final class ClientSetUp extends ConnectionSetUp {
             case CmEvent.UNREACHABLE:
             case CmEvent.REJECTED:
             case CmEvent.CONNECT_ERROR:
-                if (connectPromise != null) {
+                if (connectPromise != null && channel.state() != RdmaChannelState.AWAITING_HELLO) {
                     RdmaChannelState state = channel.state();
                     RdmaFallbackReason reason = state == RdmaChannelState.RESOLVING
                             || state == RdmaChannelState.CONNECTING
@@ -278,6 +278,11 @@ final class ClientSetUp extends ConnectionSetUp {
                         failConnect(new ConnectException(describe(event) + ": " + requestedRemoteAddress));
                     }
                 } else {
+                    // Our CM saw the connection established; a REJECTED now says the server's CM let
+                    // go of it before it saw the same (an id destroyed at once, which its kernel answers
+                    // with a reject). As after a DISCONNECTED, what the server sent is read before the
+                    // input ends: a pending connect whose HELLO came succeeds, as a TCP connect to a
+                    // server that accepts and closes at once does; without it, it fails (connectLost).
                     lostAfterEstablished(event);
                 }
                 break;
@@ -305,13 +310,6 @@ final class ClientSetUp extends ConnectionSetUp {
                 String reason = RejectReason.describe(RejectReason.decode(event.privateData()));
                 if (reason != null) {
                     return "connection refused (RDMA CM REJECTED): " + reason;
-                }
-                if (channel.state() == RdmaChannelState.AWAITING_HELLO) {
-                    // Our CM saw the connection established: the server's CM took the request, then
-                    // let go of it before it saw the connection established (its id destroyed or
-                    // its queue pair failed), which the kernel reports with a reject.
-                    return "the server let go of the connection after accepting it, before its HELLO "
-                            + "(RDMA CM REJECTED after ESTABLISHED, reason " + event.status() + ')';
                 }
                 return "connection refused (RDMA CM REJECTED, reason " + event.status()
                         + "): no RDMA listener at that port";
