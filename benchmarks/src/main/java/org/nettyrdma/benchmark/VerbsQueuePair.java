@@ -152,9 +152,15 @@ final class VerbsQueuePair implements AutoCloseable {
 
     /** Returns the next CM event of {@code channel}, which must be of {@code type}. */
     static RdmaCmEvent expect(RdmaEventChannel channel, RdmaCmEvent.EventType type) throws IOException {
-        RdmaCmEvent event = channel.getCmEvent(CM_TIMEOUT_MILLIS);
+        return expect(channel, type, CM_TIMEOUT_MILLIS);
+    }
+
+    /** Returns the next CM event of {@code channel} within {@code timeoutMillis}, which must be of {@code type}. */
+    static RdmaCmEvent expect(RdmaEventChannel channel, RdmaCmEvent.EventType type, int timeoutMillis)
+            throws IOException {
+        RdmaCmEvent event = channel.getCmEvent(timeoutMillis);
         if (event == null) {
-            throw new IOException("no RDMA CM event in " + CM_TIMEOUT_MILLIS + " ms (expected: " + type + ")");
+            throw new IOException("no RDMA CM event in " + timeoutMillis + " ms (expected: " + type + ")");
         }
         int received = event.getEvent();
         if (received != type.ordinal()) {
@@ -241,7 +247,12 @@ final class VerbsQueuePair implements AutoCloseable {
 
     /** Waits until the peer disconnects: the end whose last message must arrive calls it before closing. */
     void awaitDisconnect() throws IOException {
-        expect(cmChannel, RdmaCmEvent.EventType.RDMA_CM_EVENT_DISCONNECTED);
+        awaitDisconnect(CM_TIMEOUT_MILLIS);
+    }
+
+    /** Waits until the peer disconnects, at most {@code timeoutMillis}: for an end that only serves. */
+    void awaitDisconnect(int timeoutMillis) throws IOException {
+        expect(cmChannel, RdmaCmEvent.EventType.RDMA_CM_EVENT_DISCONNECTED, timeoutMillis);
         disconnected = true;
     }
 
