@@ -42,7 +42,7 @@ import org.nettyrdma.example.ExampleOptions;
  * time on one RC queue pair, in plain Java, with no Netty and nothing of the transport but the way it
  * writes a work request ({@link WorkRequests}; DiSNI's own post call writes no atomic fields). One
  * process holds the target end (a thread of its own, which registers a 64 KiB table and an 8-byte word
- * for remote read and atomics, tells their address and key in one Send, and waits for the disconnect)
+ * for remote read and atomics, sends their address and key in one Send, and waits for the disconnect)
  * and the initiator (the calling thread), connected over RDMA CM.
  *
  * <p>The initiator posts one signaled request and polls its CQ without a pause until the request
@@ -51,7 +51,7 @@ import org.nettyrdma.example.ExampleOptions;
  * seconds of every phase run until the JIT compiler is quiet ({@link JitWarmUp}); then each of
  * {@code --rounds} rounds measures every phase for {@code --time} seconds, in turn. Each round prints
  * one line per phase, {@code bench transport=java-verbs op=read size=64 round=1 p50_us=... p99_us=...
- * ops=...}, and the end the median of the rounds' p50 with their spread. How the transport compares with
+ * ops=...}; the run ends with each phase's median p50 over the rounds, with their spread. How the transport compares with
  * it and with perftest is in {@code docs/benchmark.md}; run it in the rxe VM
  * ({@code docs/vm-runner.md}).
  *
