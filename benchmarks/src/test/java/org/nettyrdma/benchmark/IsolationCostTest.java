@@ -18,7 +18,6 @@ package org.nettyrdma.benchmark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -29,7 +28,6 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.nettyrdma.channel.rdma.internal.NativeLibrary;
 import org.nettyrdma.example.ExampleOptions;
 
 /**
@@ -100,11 +98,8 @@ class IsolationCostTest {
     @Tag(VerbsTestDevice.TAG)
     @Test
     void printsEveryTableOverTheDevice() throws Exception {
-        String address = System.getenv("RDMA_TEST_ADDRESS");
-        assumeTrue(address != null && !address.isEmpty() && NativeLibrary.isLoaded(),
-                "needs an RDMA device at $RDMA_TEST_ADDRESS and the native library");
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        new IsolationCost(InetAddress.getByName(address), 2, 1, 1, 3, 0.2, 0.2)
+        new IsolationCost(VerbsTestDevice.address(), 2, 1, 1, 3, 0.2, 0.2)
                 .run(new PrintStream(printed, true, StandardCharsets.UTF_8));
         String text = printed.toString(StandardCharsets.UTF_8);
         assertTrue(text.contains("set-up, server side") && text.contains("memory of 2 connections")

@@ -17,17 +17,14 @@ package org.nettyrdma.benchmark;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.nettyrdma.channel.rdma.internal.NativeLibrary;
 
 /**
  * The raw-verbs floor of RDMA Read and fetch-and-add: its sizes anywhere, its operations where an RDMA
@@ -46,12 +43,9 @@ class VerbsOneSidedTest {
     @Tag(VerbsTestDevice.TAG)
     @Test
     void readsAndAddsOverTheDevice() throws Exception {
-        String address = System.getenv("RDMA_TEST_ADDRESS");
-        assumeTrue(address != null && !address.isEmpty() && NativeLibrary.isLoaded(),
-                "needs an RDMA device at $RDMA_TEST_ADDRESS and the native library");
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         long half = TimeUnit.MILLISECONDS.toNanos(500);
-        boolean ran = VerbsOneSided.run(InetAddress.getByName(address), new int[] {64, 4096}, half, half, 2,
+        boolean ran = VerbsOneSided.run(VerbsTestDevice.address(), new int[] {64, 4096}, half, half, 2,
                 new PrintStream(printed, true, StandardCharsets.UTF_8));
         String output = printed.toString(StandardCharsets.UTF_8);
         assertTrue(ran, output);

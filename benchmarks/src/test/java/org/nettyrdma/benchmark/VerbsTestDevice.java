@@ -23,6 +23,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.OptionalInt;
@@ -45,6 +46,17 @@ final class VerbsTestDevice {
     }
 
     /**
+     * Returns the address of the RDMA device at {@code RDMA_TEST_ADDRESS}; skips the calling test where
+     * there is none, or no native library.
+     */
+    static InetAddress address() throws UnknownHostException {
+        String address = System.getenv("RDMA_TEST_ADDRESS");
+        assumeTrue(address != null && !address.isEmpty() && NativeLibrary.isLoaded(),
+                "needs an RDMA device at $RDMA_TEST_ADDRESS and the native library");
+        return InetAddress.getByName(address);
+    }
+
+    /**
      * Runs the benchmark {@code factory} makes for 64 B and 64 KiB, half a second of warm-up and two
      * measured rounds of half a second each, and returns its results once each has been checked to have no
      * error and the floor's name, and each round to have printed its lines.
@@ -56,11 +68,8 @@ final class VerbsTestDevice {
     /** Runs the benchmark as {@link #run(AbstractVerbsBenchmark.Factory, boolean)} does, with {@code sendSlot}. */
     static List<Result> run(AbstractVerbsBenchmark.Factory factory, boolean waitForEvents, OptionalInt sendSlot)
             throws Exception {
-        String address = System.getenv("RDMA_TEST_ADDRESS");
-        assumeTrue(address != null && !address.isEmpty() && NativeLibrary.isLoaded(),
-                "needs an RDMA device at $RDMA_TEST_ADDRESS and the native library");
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        AbstractVerbsBenchmark benchmark = factory.create(InetAddress.getByName(address), new int[] {64, 65536},
+        AbstractVerbsBenchmark benchmark = factory.create(address(), new int[] {64, 65536},
                 waitForEvents, sendSlot, 0.5, 0.5);
         List<Result> results = benchmark.run(new PrintStream(printed, true, StandardCharsets.UTF_8),
                 MeasuredRounds.count(2), Watchdog.of(benchmark.name()));
